@@ -1,0 +1,250 @@
+"""The game state as numpy arrays: layout, clone, and the JSON-able dict (``docs/state.md``).
+
+Every field of a position lives in a few small integer arrays, so ``clone()`` is a handful of
+``ndarray.copy()`` calls and ``to_dict()``/``from_dict()`` round-trip exactly. Randomness is
+counter-based: ``ctx["seed"]`` and ``ctx["shuffles"]`` (random events so far) seed each event's
+generator, so two integers carry the generator's whole state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .constants import IN_BOX, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
+from .errors import StateError
+
+if TYPE_CHECKING:
+    from .engine import FortGame
+
+STATE_VERSION = 1
+MAX_STEPS = 128  # longest unrolled action (steps); loading a longer one raises OverflowError
+
+# Scalar context, one int64 each. Names are the keys of to_dict()["ctx"].
+CTX_FIELDS: tuple[str, ...] = (
+    "seed", "shuffles", "first_player", "leader", "end_triggered", "stage", "actor", "decision",
+    "played_card", "plays", "mode", "action_step", "any_suit_public", "any_suit_private",
+    "any_suit_side", "pending_coin", "resource_choice", "convert_from", "leader_resource",
+    "program_length", "pc", "program_full", "program_owner", "program_side", "program_failed",
+    "pay_toys", "pay_pizza", "pay_either", "reward", "follower", "follow_trash", "rough_housing",
+    "trash_this", "serial", "draft_round", "sculpture", "copied",
+)  # fmt: skip
+(C_SEED, C_SHUFFLES, C_FIRST, C_LEADER, C_END, C_STAGE, C_ACTOR, C_DECISION, C_PLAYED, C_PLAYS,
+ C_MODE, C_STEP, C_ANY_PUB, C_ANY_PRIV, C_ANY_SIDE, C_PENDING_COIN, C_RES_CHOICE,
+ C_CONVERT_DIR, C_LEADER_RES, C_PROG_LEN, C_PC, C_PROG_FULL, C_PROG_OWNER, C_PROG_SIDE,
+ C_PROG_FAILED, C_PAY_T, C_PAY_P, C_PAY_E, C_REWARD, C_FOLLOWER, C_FOLLOW_TRASH, C_ROUGH,
+ C_TRASH_THIS, C_SERIAL, C_DRAFT_ROUND, C_SCULPTURE, C_COPIED) = range(len(CTX_FIELDS))  # fmt: skip
+_CTX_DEFAULT = {"played_card": -1, "mode": -1, "any_suit_public": -1, "any_suit_private": -1,
+                "pending_coin": -1, "resource_choice": -1, "convert_from": -1,
+                "leader_resource": -1, "follower": -1, "rough_housing": -1, "sculpture": -1,
+                "program_owner": -1}  # fmt: skip
+
+# Per-seat columns of `players` (int16).
+PLAYER_FIELDS: tuple[str, ...] = (
+    "stuff_pizza", "stuff_toys", "pack_pizza", "pack_toys", "fort_level", "score", "turns",
+)
+P_STUFF_P, P_STUFF_T, P_PACK_P, P_PACK_T, P_LEVEL, P_SCORE, P_TURNS = range(len(PLAYER_FIELDS))
+
+# name -> (dtype, shape given (num_cards, num_players)); the arrays of a state, in order.
+ARRAYS: dict[str, tuple[type, Any]] = {
+    "zone": (np.int8, lambda c, n: (c,)),  # constants.ZONES code of each card
+    "owner": (np.int8, lambda c, n: (c,)),  # seat holding it, -1 for none
+    "pos": (np.int16, lambda c, n: (c,)),  # order in a deck (lowest on top) or Park slot
+    "mark": (np.int8, lambda c, n: (c,)),  # 1: added to the current play
+    "coin_as": (np.int8, lambda c, n: (c,)),  # declared suit of a played/added coin, -1
+    "players": (np.int16, lambda c, n: (n, len(PLAYER_FIELDS))),
+    "rule_loc": (np.int8, lambda c, n: (len(MADE_UP_RULES),)),  # seat, -1 stack, -2 box
+    "perk_loc": (np.int8, lambda c, n: (len(PERKS),)),  # seat, -1 row, -2 box, -3 used
+    "play_suits": (np.int16, lambda c, n: (NUM_SUITS,)),  # suits counted by the play
+    "prog": (np.int16, lambda c, n: (MAX_STEPS, 4)),  # running action: verb, arg, req_lo, req_hi
+    "done": (np.int8, lambda c, n: (MAX_STEPS,)),  # 1: that step was carried out
+    "ctx": (np.int64, lambda c, n: (len(CTX_FIELDS),)),
+}
+
+
+class StateArrays:
+    """Holder of a state's arrays; the rules live in the subclass ``FortState``."""
+
+    __slots__ = ("game", *ARRAYS)
+    game: FortGame
+    zone: np.ndarray
+    owner: np.ndarray
+    pos: np.ndarray
+    mark: np.ndarray
+    coin_as: np.ndarray
+    players: np.ndarray
+    rule_loc: np.ndarray
+    perk_loc: np.ndarray
+    play_suits: np.ndarray
+    prog: np.ndarray
+    done: np.ndarray
+    ctx: np.ndarray
+
+    @classmethod
+    def empty(cls, game: FortGame) -> Any:
+        s = cls.__new__(cls)
+        s.game = game
+        for name, (dtype, shape) in ARRAYS.items():
+            setattr(s, name, np.zeros(shape(game.num_cards, game.num_players), dtype=dtype))
+        s.owner[:] = -1
+        s.coin_as[:] = -1
+        for key, value in _CTX_DEFAULT.items():
+            s.ctx[CTX_FIELDS.index(key)] = value
+        return s
+
+    def clone(self) -> Any:
+        """An independent copy (copies every array; shares only the immutable game)."""
+        s = object.__new__(type(self))
+        s.game = self.game
+        s.zone = self.zone.copy()
+        s.owner = self.owner.copy()
+        s.pos = self.pos.copy()
+        s.mark = self.mark.copy()
+        s.coin_as = self.coin_as.copy()
+        s.players = self.players.copy()
+        s.rule_loc = self.rule_loc.copy()
+        s.perk_loc = self.perk_loc.copy()
+        s.play_suits = self.play_suits.copy()
+        s.prog = self.prog.copy()
+        s.done = self.done.copy()
+        s.ctx = self.ctx.copy()
+        return s
+
+    __copy__ = clone
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self.clone()
+
+    def __getstate__(self) -> dict[str, Any]:
+        from .engine import FortGame  # noqa: F401  (pickling needs the game's config)
+
+        return {"config": self._config(), "state": self.to_dict()}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        from .engine import FortGame
+
+        cfg = data["config"]
+        game = FortGame(cfg["num_players"], cfg["setup"], cfg["cards"])
+        other = type(self).from_dict(game, data["state"])
+        for name in ("game", *ARRAYS):
+            setattr(self, name, getattr(other, name))
+
+    def _config(self) -> dict[str, Any]:
+        g = self.game
+        source = None if g.card_set.source.endswith("fort_env/data") else g.card_set.source
+        return {"num_players": g.num_players, "setup": g.setup, "cards": source}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, StateArrays) or other.game is not self.game:
+            return NotImplemented
+        return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in ARRAYS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict of the whole state (schema: ``docs/state.md``)."""
+        out: dict[str, Any] = {"version": STATE_VERSION, **self._config()}
+        out["cards"] = [
+            {"zone": ZONES[z], "owner": int(o), "pos": int(p), "mark": int(m), "coin_as": int(c)}
+            for z, o, p, m, c in zip(self.zone, self.owner, self.pos, self.mark, self.coin_as, strict=True)
+        ]
+        out["players"] = [dict(zip(PLAYER_FIELDS, map(int, row), strict=True)) for row in self.players]
+        out["made_up_rules"] = {MADE_UP_RULES[i]: int(v) for i, v in enumerate(self.rule_loc)}
+        out["perks"] = {PERKS[i]: int(v) for i, v in enumerate(self.perk_loc)}
+        out["play_suits"] = [int(x) for x in self.play_suits]
+        n = int(self.ctx[C_PROG_LEN])
+        out["program"] = [[int(x) for x in row] + [int(d)] for row, d in zip(self.prog[:n], self.done[:n], strict=True)]
+        out["ctx"] = {k: int(v) for k, v in zip(CTX_FIELDS, self.ctx, strict=True)}
+        return out
+
+    @classmethod
+    def from_dict(cls, game: FortGame, d: dict[str, Any]) -> Any:
+        """Rebuild a state saved by :meth:`to_dict`.
+
+        Raises:
+            StateError: a missing or malformed field, naming it; the state is not built.
+        """
+        if not isinstance(d, dict):
+            raise StateError("<root>", f"expected a dict, got {type(d).__name__}")
+        if d.get("version") != STATE_VERSION:
+            raise StateError("version", f"expected {STATE_VERSION}, got {d.get('version')!r}")
+        if d.get("num_players") != game.num_players or d.get("setup") != game.setup:
+            raise StateError("num_players", f"state is for {d.get('num_players')} players, "
+                             f"{d.get('setup')!r} setup; game is {game!r}")  # fmt: skip
+        s = cls.empty(game)
+        cards = _get(d, "cards", list)
+        if len(cards) != game.num_cards:
+            raise StateError("cards", f"{len(cards)} entries, the card set has {game.num_cards}")
+        for i, entry in enumerate(cards):
+            where = f"cards[{i}]"
+            if not isinstance(entry, dict) or entry.get("zone") not in ZONES:
+                raise StateError(where, f"bad zone in {entry!r}")
+            s.zone[i] = ZONES.index(entry["zone"])
+            s.owner[i] = _int(entry, "owner", where, -1, game.num_players - 1)
+            s.pos[i] = _int(entry, "pos", where, 0, 32767)
+            s.mark[i] = _int(entry, "mark", where, 0, 1)
+            s.coin_as[i] = _int(entry, "coin_as", where, -1, NUM_SUITS - 1)
+        players = _get(d, "players", list)
+        if len(players) != game.num_players:
+            raise StateError("players", f"{len(players)} entries for {game.num_players} players")
+        for p, row in enumerate(players):
+            for j, key in enumerate(PLAYER_FIELDS):
+                s.players[p, j] = _int(row, key, f"players[{p}]", 0, 32767)
+        for name, arr, names in (("made_up_rules", s.rule_loc, MADE_UP_RULES), ("perks", s.perk_loc, PERKS)):
+            table = _get(d, name, dict)
+            for i, key in enumerate(names):
+                arr[i] = _int(table, key, name, USED, game.num_players - 1)
+        suits = _get(d, "play_suits", list)
+        if len(suits) != NUM_SUITS:
+            raise StateError("play_suits", f"need {NUM_SUITS} counts")
+        s.play_suits[:] = suits
+        ctx = _get(d, "ctx", dict)
+        for i, key in enumerate(CTX_FIELDS):
+            s.ctx[i] = _int(ctx, key, "ctx", -(2**62), 2**62)
+        program = _get(d, "program", list)
+        if len(program) != s.ctx[C_PROG_LEN] or len(program) > MAX_STEPS:
+            raise StateError("program", "length differs from ctx.program_length")
+        for i, row in enumerate(program):
+            if not isinstance(row, list) or len(row) != 5:
+                raise StateError(f"program[{i}]", "need [verb, arg, req_lo, req_hi, done]")
+            s.prog[i] = row[:4]
+            s.done[i] = row[4]
+        _check_invariants(s)
+        return s
+
+
+def _get(d: dict[str, Any], key: str, typ: type) -> Any:
+    if key not in d:
+        raise StateError(key, "missing")
+    if not isinstance(d[key], typ):
+        raise StateError(key, f"expected {typ.__name__}, got {type(d[key]).__name__}")
+    return d[key]
+
+
+def _int(d: Any, key: str, where: str, lo: int, hi: int) -> int:
+    if not isinstance(d, dict) or key not in d:
+        raise StateError(f"{where}.{key}", "missing")
+    v = d[key]
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise StateError(f"{where}.{key}", f"expected an int in [{lo}, {hi}], got {v!r}")
+    return v
+
+
+def _check_invariants(s: StateArrays) -> None:
+    """Cheap consistency checks on a loaded state (the full set is in the test suite)."""
+    from .constants import DRAFT_KEPT, DRAFT_PACK, OUT_OF_GAME, PARK, PARK_DECK, TRASH
+
+    unowned = (PARK_DECK, PARK, TRASH, OUT_OF_GAME)
+    for i, (z, o) in enumerate(zip(s.zone, s.owner, strict=True)):
+        if (z in unowned) != (o < 0) and z not in (TRASH, OUT_OF_GAME):
+            raise StateError(f"cards[{i}].owner", f"zone {ZONES[z]} with owner {o}")
+        if z in (DRAFT_PACK, DRAFT_KEPT) and s.game.setup != "advanced":
+            raise StateError(f"cards[{i}].zone", "draft zones exist only in the advanced setup")
+    if int((s.zone == PARK).sum()) > 3:
+        raise StateError("cards", "more than 3 cards in the Park")
+    for p in range(s.game.num_players):
+        if max(s.players[p, :4]) > 99:
+            raise StateError(f"players[{p}]", "resource count out of range")
+    if IN_BOX > s.rule_loc.min():
+        raise StateError("made_up_rules", "a made-up rule cannot be 'used'")

@@ -1,0 +1,98 @@
+"""Text twins of actions and states: ``action_to_string`` and the table as text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from .constants import (
+    DECK, DISCARD, HAND, IN_STACK, LOOKOUT, MADE_UP_RULES, PARK, PARK_DECK, PERKS, RESOURCES,
+    SUITS, YARD,
+)  # fmt: skip
+from .state_arrays import C_LEADER, C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_STUFF_P, P_STUFF_T
+
+if TYPE_CHECKING:
+    from .engine import FortState
+
+
+def card_label(state: FortState, cid: int) -> str:
+    card = state.game.cards[cid]
+    return f"{card.name} [{'/'.join(card.suit_names)}]#{cid}"
+
+
+def action_to_string(state: FortState, action: int) -> str:
+    """A readable name of ``action`` (meaningful for any action number in range).
+
+    Raises:
+        ValueError: the action is outside ``[0, num_distinct_actions)``.
+    """
+    name, i = state.game.layout.decode(int(action))
+    card_ranges = {
+        "PLAY_CARD": "play", "RECYCLE": "recycle", "ADD_CARD": "add", "LOOKOUT_CARD": "lookout",
+        "TRASH_CARD": "trash", "RECRUIT_CARD": "recruit", "TRASH_RIVAL_CARD": "trash rival's",
+        "FOLLOW_CARD": "follow with", "DRAFT_CARD": "draft",
+    }  # fmt: skip
+    if name in card_ranges:
+        return f"{card_ranges[name]} {card_label(state, i)}"
+    simple = {
+        "SKIP_PLAY": "skip the Play phase", "USE_DIY": "use DIY (Advance Fort, +1 cost)",
+        "STOP_ADDING": "stop adding", "LOOKOUT_PARK_DECK": "lookout: top of the Park deck",
+        "RECRUIT_PARK_DECK": "recruit the top of the Park deck", "PASS": "pass",
+        "ROUGH_HOUSE": "use Rough Housing", "DO_OVER": "use Do-Over",
+    }  # fmt: skip
+    if name in simple:
+        return simple[name]
+    table = {
+        "SUIT": lambda: f"suit {SUITS[i]}",
+        "MODE": lambda: f"use {A.MODES[i]}",
+        "RESOURCE": lambda: f"choose {RESOURCES[i]}",
+        "PACK_FROM": lambda: f"pack {A.PACK_NAMES[i]}",
+        "PAY": lambda: f"pay {A.PAY_NAMES[i]}",
+        "SPEND_FROM": lambda: f"spend {A.PAY_NAMES[i]}",
+        "COPY_RIVAL": lambda: f"copy the Pack of the rival {i + 1} to the left",
+        "CONVERT": lambda: f"convert {A.CONVERT_NAMES[i]}",
+        "PICK_RULE": lambda: f"take made-up rule {MADE_UP_RULES[i]}",
+        "PICK_PERK": lambda: f"take perk {PERKS[i]}",
+    }
+    return table[name]()
+
+
+def state_to_string(state: FortState, viewer: int | None = None) -> str:
+    """The table as text. With ``viewer`` set, hands other than the viewer's are hidden."""
+    g = state.game
+
+    def names(ids: object) -> str:
+        return ", ".join(card_label(state, int(c)) for c in ids) or "-"  # type: ignore[attr-defined]
+
+    lines = [f"Park: {names(sorted(state._cards(PARK), key=lambda c: state.pos[c]))}"]
+    lines.append(f"Park deck: {len(state._cards(PARK_DECK))} cards")
+    rules = int((state.rule_loc == IN_STACK).sum())
+    row = [PERKS[i] for i in range(len(PERKS)) if state.perk_loc[i] == IN_STACK]
+    lines.append(f"Made-up rules in the stack: {rules}; perk row: {', '.join(row) or '-'}")
+    leader = int(state.ctx[C_LEADER])
+    for p in range(g.num_players):
+        pl = state.players[p]
+        tag = " (leader)" if p == leader else ""
+        perks = [PERKS[i] for i in range(len(PERKS)) if state.perk_loc[i] == p]
+        if state.ctx[C_SCULPTURE] == p:
+            perks.append("macaroni sculpture")
+        lines.append(
+            f"Player {p}{tag}: score {pl[P_SCORE]}, Fort Level {pl[P_LEVEL]}, "
+            f"Stuff {pl[P_STUFF_P]} pizza {pl[P_STUFF_T]} toys, "
+            f"Pack {pl[P_PACK_P]} pizza {pl[P_PACK_T]} toys; perks: {', '.join(perks) or '-'}"
+        )
+        hand = state._cards(HAND, p)
+        if viewer is None or viewer == p:
+            lines.append(f"  hand: {names(hand)}")
+        else:
+            lines.append(f"  hand: {len(hand)} cards")
+        lines.append(f"  deck: {len(state._cards(DECK, p))} cards")
+        lines.append(f"  yard: {names(state._cards(YARD, p))}")
+        pile = state._cards(DISCARD, p)
+        lines.append(f"  discard: {len(pile)} cards")
+        look = state._cards(LOOKOUT, p)
+        if viewer is None or viewer == p:
+            lines.append(f"  lookout: {names(look)}")
+        else:
+            lines.append(f"  lookout: {', '.join('/'.join(g.cards[c].suit_names) for c in look) or '-'}")
+    return "\n".join(lines)
