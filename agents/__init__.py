@@ -1,0 +1,1 @@
+"""Agents that play fort-env: baselines and trained policies."""

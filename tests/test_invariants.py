@@ -1,0 +1,112 @@
+"""Invariants over many random games for every player count and setup.
+
+The number of games per configuration is ``FORT_INVARIANT_GAMES`` (default 1000 for the full
+suite; set it lower for a quick run).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from fort_env import FortGame, FortState
+from fort_env.constants import (
+    HAND_SIZE, LOOKOUT, MAX_FORT_LEVEL, PARK, STUFF_CAPACITY, XXL, XXL_BACKPACK_BONUS, ZONES,
+)  # fmt: skip
+from fort_env.state_arrays import P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_TURNS
+
+GAMES = int(os.environ.get("FORT_INVARIANT_GAMES", "1000"))
+CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"), (4, "advanced")]
+MAX_DECISIONS = 5000  # far above any game seen; a game that runs longer is stuck
+
+
+def check_state(state: FortState) -> None:
+    g = state.game
+    zone, owner = state.zone, state.owner
+    assert zone.shape == (g.num_cards,) and zone.min() >= 0 and zone.max() < len(ZONES)
+    park = np.flatnonzero(zone == PARK)
+    assert len(park) <= 3 and len(set(state.pos[park].tolist())) == len(park)
+    players = state.players
+    assert players.min() >= 0, players
+    for p in range(g.num_players):
+        level = int(players[p, P_LEVEL])
+        assert level <= MAX_FORT_LEVEL
+        assert players[p, :2].max() <= STUFF_CAPACITY
+        cap = level + 1 + (XXL_BACKPACK_BONUS if state.perk_loc[XXL] == p else 0)
+        assert players[p, P_PACK_P] + players[p, P_PACK_T] <= cap
+        assert np.count_nonzero((zone == LOOKOUT) & (owner == p)) <= level + 1
+    # made-up rules: at most one per player; perks each in one place
+    held = state.rule_loc[state.rule_loc >= 0]
+    assert len(set(held.tolist())) == len(held)
+
+
+def play_random_game(game: FortGame, seed: int) -> tuple[FortState, int]:
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed + 10_000)
+    scores = state.players[:, P_SCORE].copy()
+    levels = state.players[:, P_LEVEL].copy()
+    steps = 0
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        assert legal, (seed, steps, state.decision)
+        state.apply_action(int(rng.choice(legal)))
+        steps += 1
+        assert steps < MAX_DECISIONS, f"seed {seed}: game did not end"
+        check_state(state)
+        assert (state.players[:, P_SCORE] >= scores).all(), "a score fell"
+        assert (state.players[:, P_LEVEL] >= levels).all(), "a Fort Level fell"
+        scores = state.players[:, P_SCORE].copy()
+        levels = state.players[:, P_LEVEL].copy()
+    return state, steps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("num_players", "setup"), CONFIGS)
+def test_random_games_keep_invariants(num_players: int, setup: str) -> None:
+    game = FortGame(num_players, setup)
+    games = GAMES if setup == "basic" else max(1, GAMES // 5)
+    for seed in range(games):
+        state, _ = play_random_game(game, seed)
+        turns = state.players[:, P_TURNS]
+        assert (turns == turns[0]).all(), f"seed {seed}: unequal turns {turns}"
+        assert state.ctx[4] == 1  # end_triggered
+        returns = state.returns()
+        assert set(returns.tolist()) <= {1.0, -1.0} and 1.0 in returns
+        totals = [row["total"] for row in state.score_breakdown()]
+        assert max(totals) == totals[state.winners()[0]]
+        hands = [np.count_nonzero((state.zone == 2) & (state.owner == p)) for p in range(num_players)]
+        assert max(hands) <= HAND_SIZE
+
+
+@pytest.mark.parametrize(("num_players", "setup"), CONFIGS)
+def test_seeded_games_repeat_exactly(num_players: int, setup: str) -> None:
+    game = FortGame(num_players, setup)
+    for seed in (0, 1):
+        a, steps_a = play_random_game(game, seed)
+        b, steps_b = play_random_game(game, seed)
+        assert steps_a == steps_b and a.to_dict() == b.to_dict()
+    c, _ = play_random_game(game, 2)
+    assert c.to_dict() != a.to_dict()
+
+
+def test_clone_is_independent_and_dict_round_trips() -> None:
+    import json
+
+    game = FortGame(3, "advanced")
+    state = game.new_initial_state(5)
+    rng = np.random.default_rng(5)
+    for _ in range(400):
+        if state.is_terminal():
+            break
+        copy = state.clone()
+        d = json.loads(json.dumps(state.to_dict()))
+        again = FortState.from_dict(game, d)
+        assert again == state and again.to_dict() == state.to_dict()
+        assert again.legal_actions() == state.legal_actions()
+        a = int(rng.choice(state.legal_actions()))
+        state.apply_action(a)
+        assert copy != state or copy.to_dict() == state.to_dict()
+        copy.apply_action(a)
+        assert copy == state

@@ -1,0 +1,78 @@
+"""Exact masks: the fast masks agree with exhaustive enumeration; no dead ends; refusals
+leave the state unchanged (DESIGN.md "Masks are exact and have no dead ends")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fort_env import FortGame, IllegalActionError
+from fort_env.reference import BudgetExceeded, reference_legal_actions
+from fort_env.state_arrays import C_PROG_FAILED
+
+CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced")]
+
+
+@pytest.mark.parametrize(("num_players", "setup"), CONFIGS)
+def test_fast_masks_match_reference(num_players: int, setup: str) -> None:
+    game = FortGame(num_players, setup)
+    compared = skipped = 0
+    for seed in range(4):
+        state = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal():
+            fast = state.legal_actions()
+            if rng.random() < 0.5:
+                try:
+                    slow = reference_legal_actions(state, budget=3000)
+                except BudgetExceeded:
+                    skipped += 1
+                else:
+                    assert fast == slow, (seed, state.decision, fast, slow)
+                    compared += 1
+            state.apply_action(int(rng.choice(fast)))
+    assert compared > 200
+    assert skipped < compared
+
+
+@pytest.mark.parametrize(("num_players", "setup"), CONFIGS)
+def test_every_legal_action_applies_and_leaves_a_legal_action(num_players: int, setup: str) -> None:
+    game = FortGame(num_players, setup)
+    rng = np.random.default_rng(7)
+    for seed in range(3):
+        state = game.new_initial_state(seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            assert legal, state.decision
+            for a in legal if rng.random() < 0.2 else []:
+                child = state.clone()
+                child.apply_action(a)
+                assert not child.ctx[C_PROG_FAILED]
+                assert child.is_terminal() or child.legal_actions(), (a, child.decision)
+            state.apply_action(int(rng.choice(legal)))
+
+
+def test_mask_and_list_agree_and_illegal_actions_change_nothing() -> None:
+    game = FortGame(3)
+    state = game.new_initial_state(3)
+    rng = np.random.default_rng(3)
+    refused = 0
+    for _ in range(300):
+        if state.is_terminal():
+            break
+        mask = state.legal_actions_mask()
+        legal = state.legal_actions()
+        assert mask.dtype == bool and mask.shape == (game.num_distinct_actions,)
+        assert np.flatnonzero(mask).tolist() == legal
+        illegal = np.flatnonzero(~mask)
+        before = state.to_dict()
+        for a in rng.choice(illegal, size=3, replace=False):
+            with pytest.raises(IllegalActionError, match=f"action {a} is not legal at decision"):
+                state.apply_action(int(a))
+            refused += 1
+        assert state.to_dict() == before
+        state.apply_action(int(rng.choice(legal)))
+    for bad in (-1, game.num_distinct_actions):
+        with pytest.raises(IllegalActionError, match="out of range"):
+            state.apply_action(bad)
+    assert refused >= 300

@@ -1,0 +1,1 @@
+"""Training scripts and presets for fort-env agents."""
