@@ -13,6 +13,7 @@ search over cloned states in which choices that cannot differ in feasibility are
 
 from __future__ import annotations
 
+import hashlib
 from functools import cached_property
 from typing import Any
 
@@ -56,6 +57,7 @@ _SEARCHED_STAGES = frozenset(
      ST_FOLLOW_SECOND, ST_FOLLOW_RUN, ST_PROBE)  # fmt: skip
 )
 REWARD_RULE, REWARD_PERK = 1, 2
+SEARCH_MEMO_LIMIT = 200_000  # entries (16-byte digests) before the memo is cleared
 # atom outcomes
 NONE, PARTIAL, FULL = 0, 1, 2
 # What kind of decision a verb needs once it is reached (None: carried out at once).
@@ -120,6 +122,9 @@ class FortGame:
             )
             for card in c
         ]
+        # Memo of the play search: state digest -> completable. A pure function of the state,
+        # so sharing it between states of this game is safe; bounded by clearing.
+        self.search_memo: dict[bytes, bool] = {}
         self.board_of_seat = self.card_set.boards[:num_players]
         self.fort_steps = self.card_set.fort_steps
         self.level_points = self.card_set.level_points
@@ -1036,20 +1041,29 @@ class FortState(StateArrays):
             return raw
         L = self.game.layout
         goal = int(self.ctx[C_SERIAL])
-        verdict: dict[object, bool] = {}
+        classes: dict[object, list[int]] = {}
         out = []
         for a in raw:
             if self._unsearched(a, L):
                 out.append(a)
-                continue
-            key = self._equivalence_key(a)
-            if key not in verdict:
+            else:
+                classes.setdefault(self._equivalence_key(a), []).append(a)
+        # Inside a play already under way the state is known to be completable (every action
+        # that led here was checked), so when only one class is left it needs no search.
+        known_completable = self.ctx[C_STAGE] not in (ST_PLAY, ST_FOLLOW)
+        remaining = len(classes)
+        for members in classes.values():
+            if known_completable and remaining == 1:
+                ok = True  # the last class of a completable state: it is the completion
+            else:
                 child = self.clone()
-                child._apply(a)
-                verdict[key] = child._search(goal)
-            if verdict[key]:
-                out.append(a)
-        return out
+                child._apply(members[0])
+                ok = child._search(goal)
+            remaining -= 1
+            if ok:
+                out.extend(members)
+                known_completable = False  # one completion found; the rest must be searched
+        return sorted(out)
 
     def _constraint_met(self) -> bool:
         """True while the leader resolves the second action after the fully used one ended:
@@ -1085,6 +1099,13 @@ class FortState(StateArrays):
             return name  # which made-up rule cannot change what can be done now
         return a
 
+    def _digest(self) -> bytes:
+        h = hashlib.blake2b(digest_size=16)
+        for arr in (self.zone, self.owner, self.pos, self.mark, self.coin_as, self.players,
+                    self.rule_loc, self.perk_loc, self.play_suits, self.prog, self.done, self.ctx):  # fmt: skip
+            h.update(arr.data)
+        return h.digest()
+
     def _search(self, goal: int) -> bool:
         """Depth-first: can this play (or follow) still be completed within the rules?"""
         if self.ctx[C_PROG_FAILED]:
@@ -1093,6 +1114,18 @@ class FortState(StateArrays):
             return True
         if self._constraint_met():
             return True
+        memo = self.game.search_memo
+        key = self._digest() + goal.to_bytes(8, "little", signed=True)
+        known = memo.get(key)
+        if known is not None:
+            return known
+        if len(memo) >= SEARCH_MEMO_LIMIT:
+            memo.clear()
+        result = self._search_children(goal)
+        memo[key] = result
+        return result
+
+    def _search_children(self, goal: int) -> bool:
         seen: set[object] = set()
         L = self.game.layout
         if self.ctx[C_DECISION] == K.ADD:
