@@ -505,6 +505,7 @@ class FortState(StateArrays):
             self.zone[played] = TRASH
         if (
             self.ctx[C_PLAYS] == 1
+            and played >= 0  # Do-Over follows a played card, not DIY (docs/rules.md)
             and self._has_perk(leader, DO_OVER)
             and self._count(HAND, leader) > 0
         ):
