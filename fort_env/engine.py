@@ -14,7 +14,8 @@ search over cloned states in which choices that cannot differ in feasibility are
 from __future__ import annotations
 
 import hashlib
-from functools import cached_property
+from functools import cached_property, lru_cache
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ from .constants import (
     STICKY_FINGERS, STUFF_CAPACITY, TERMINAL_PLAYER, TOYS, TRASH, USED, XXL, XXL_BACKPACK_BONUS,
     YARD,
 )  # fmt: skip
-from .decisions import Decision, DecisionKind as K
+from .decisions import Decision, DecisionKind
 from .errors import ConfigError, IllegalActionError
 from .state_arrays import (
     C_ACTOR, C_ANY_PUB, C_ANY_PRIV, C_CONVERT_DIR, C_DECISION, C_END, C_FIRST, C_FOLLOWER,
@@ -46,6 +47,8 @@ from .state_arrays import (
     StateArrays,
 )  # fmt: skip
 
+# Decision kinds as plain ints: IntEnum attribute access is slow on the hot path (py3.11).
+K = SimpleNamespace(**{kind.name: int(kind) for kind in DecisionKind})
 SETUPS = ("basic", "advanced")
 # Stages of the turn (where the driver `_advance` resumes). Decisions hang off them.
 (ST_DRAFT, ST_PLAY, ST_DECLARE, ST_MODE, ST_ANY_SUIT, ST_ADD, ST_ADD_COIN, ST_ACTION,
@@ -66,6 +69,20 @@ _VERB_DECISION = {
     SPEND: K.SPEND, TRASH_RIVAL: K.TRASH_RIVAL, COPY_RIVAL_PACK: K.COPY_RIVAL,
     CONVERT: K.CONVERT,
 }  # fmt: skip
+
+
+# Unrolled programs by (effect tree, multiplier counts). Effect trees are plain tuples, so
+# equal trees share entries whatever card set they come from.
+_PROGRAMS: dict[tuple[Effect | None, tuple[int, ...]], np.ndarray] = {}
+
+
+@lru_cache(maxsize=4096)
+def _mults_cached(effect: Effect) -> tuple[tuple[int, int], ...]:
+    return tuple(multipliers(effect))
+
+
+def _mults(effect: Effect | None) -> tuple[tuple[int, int], ...]:
+    return () if effect is None else _mults_cached(effect)
 
 
 class FortGame:
@@ -260,7 +277,7 @@ class FortState(StateArrays):
     @property
     def decision(self) -> Decision:
         """The pending :class:`Decision` (kind, player, context)."""
-        kind = K(int(self.ctx[C_DECISION]))
+        kind = DecisionKind(int(self.ctx[C_DECISION]))
         ctx: dict[str, Any] = {"leader": int(self.ctx[C_LEADER])}
         if self.ctx[C_PLAYED] >= 0:
             ctx["played_card"] = int(self.ctx[C_PLAYED])
@@ -295,7 +312,7 @@ class FortState(StateArrays):
         a = int(action)
         if self.is_terminal() or a not in self._legal():
             why = "out of range" if not 0 <= a < self.game.num_distinct_actions else "not legal"
-            raise IllegalActionError(a, K(int(self.ctx[C_DECISION])).name, why)
+            raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
         self._apply(a)
         self._check_end()  # the flag is public as soon as a trigger happens (p.10)
 
@@ -372,7 +389,7 @@ class FortState(StateArrays):
     def _is_leader(self, p: int) -> bool:
         return bool(self.ctx[C_LEADER] == p)
 
-    def _set_decision(self, kind: K, player: int) -> None:
+    def _set_decision(self, kind: int, player: int) -> None:
         self.ctx[C_DECISION] = int(kind)
         self.ctx[C_ACTOR] = player
 
@@ -600,31 +617,15 @@ class FortState(StateArrays):
         Multipliers are evaluated when the action starts (docs/rules.md). A step whose
         ``req`` range is set happens only if some step of that range was done ("then", p.14).
         """
-        steps: list[list[int]] = []
-
-        def emit(node: Effect) -> tuple[int, int]:
-            start = len(steps)
-            if node[0] == ATOM:
-                steps.append([node[1], node[2], -1, -1])
-            elif node[0] == THEN:
-                lo, hi = emit(node[1])
-                r0, r1 = emit(node[2])
-                for st in steps[r0:r1]:
-                    if st[2] < 0:
-                        st[2], st[3] = lo, hi
-            else:
-                for _ in range(self._count_for(node[2], node[3], p, suits, any_suit)):
-                    emit(node[1])
-            if len(steps) > MAX_STEPS:
-                raise OverflowError(f"an action unrolls to more than {MAX_STEPS} steps")
-            return start, len(steps)
-
-        if effect is not None:
-            emit(effect)
-        n = len(steps)
+        counts = tuple(self._count_for(m, a, p, suits, any_suit) for m, a in _mults(effect))
+        key = (effect, counts)
+        cached = _PROGRAMS.get(key)
+        if cached is None:
+            cached = _PROGRAMS[key] = self._unroll(effect, counts)
+        n = len(cached)
         self.prog[:] = 0  # no stale rows: equal states compare equal after a round trip
         if n:
-            self.prog[:n] = steps
+            self.prog[:n] = cached
         self.done[:] = 0
         self.ctx[C_PROG_LEN] = n
         self.ctx[C_PC] = 0
@@ -638,6 +639,50 @@ class FortState(StateArrays):
         self.ctx[C_COPIED] = 0
         if full and n == 0:  # a blank (or x 0) action cannot be used fully (p.7 FAQ)
             self.ctx[C_PROG_FAILED] = 1
+
+    @staticmethod
+    def _unroll(effect: Effect | None, counts: tuple[int, ...]) -> np.ndarray:
+        """The steps of an action given its multipliers' counts (in ``multipliers`` order:
+        pre-order, so every repetition of a nested multiplier reads the same count)."""
+        steps: list[list[int]] = []
+        fixed: dict[int, int] = {}
+        order = iter(counts)
+
+        def assign(node: Effect | None) -> None:  # same walk as cards.multipliers
+            if node is None or node[0] == ATOM:
+                return
+            if node[0] == THEN:
+                assign(node[1])
+                assign(node[2])
+            else:
+                fixed[id(node)] = next(order)
+                assign(node[1])
+
+        assign(effect)
+
+        def count_of(node: Effect) -> int:
+            return fixed[id(node)]
+
+        def emit(node: Effect) -> tuple[int, int]:
+            start = len(steps)
+            if node[0] == ATOM:
+                steps.append([node[1], node[2], -1, -1])
+            elif node[0] == THEN:
+                lo, hi = emit(node[1])
+                r0, r1 = emit(node[2])
+                for st in steps[r0:r1]:
+                    if st[2] < 0:
+                        st[2], st[3] = lo, hi
+            else:
+                for _ in range(count_of(node)):
+                    emit(node[1])
+            if len(steps) > MAX_STEPS:
+                raise OverflowError(f"an action unrolls to more than {MAX_STEPS} steps")
+            return start, len(steps)
+
+        if effect is not None:
+            emit(effect)
+        return np.array(steps, dtype=np.int16).reshape(-1, 4)
 
     def _run_program(self) -> None:
         """Carry out steps until one needs a choice, or the action ends."""
@@ -653,7 +698,7 @@ class FortState(StateArrays):
             if pc >= self.ctx[C_PROG_LEN]:
                 self._program_done()
                 return
-            verb, arg, lo, hi = (int(x) for x in self.prog[pc])
+            verb, arg, lo, hi = self.prog[pc].tolist()
             if lo >= 0 and not self.done[lo:hi].any():
                 if full:
                     self.ctx[C_PROG_FAILED] = 1
@@ -696,7 +741,7 @@ class FortState(StateArrays):
         else:
             raise AssertionError(f"program ended in stage {stage}")
 
-    def _choice_needed(self, p: int, verb: int, arg: int) -> K | None:
+    def _choice_needed(self, p: int, verb: int, arg: int) -> int | None:
         if verb in (GATHER, SPEND) and arg == ANY_RESOURCE and self.ctx[C_RES_CHOICE] < 0:
             return K.RESOURCE
         if verb == SPEND:
