@@ -1143,6 +1143,14 @@ class FortState(StateArrays):
             return (name, int(self.zone[i]), self.game.suit_lists[i])
         if name == "PICK_RULE":
             return name  # which made-up rule cannot change what can be done now
+        if name == "SUIT" and self.ctx[C_DECISION] == K.DECLARE_COIN:
+            # the declared suit matters to the play only if one of the card's multipliers
+            # counts it (or may, through "any one suit"); other suits differ only for followers
+            played = int(self.ctx[C_PLAYED])
+            counted = {arg for e in self.game.effects[played] for m, arg in _mults(e) if m == MULT_SUIT}
+            if any(self.game.has_any_suit[played]) or i in counted:
+                return a
+            return (name, -1)
         return a
 
     def _digest(self) -> bytes:
