@@ -1101,6 +1101,8 @@ class FortState(StateArrays):
         for members in classes.values():
             if known_completable and remaining == 1:
                 ok = True  # the last class of a completable state: it is the completion
+            elif self._runs_straight_through(members[0]):
+                ok = True
             else:
                 child = self.clone()
                 child._apply(members[0])
@@ -1110,6 +1112,38 @@ class FortState(StateArrays):
                 out.extend(members)
                 known_completable = False  # one completion found; the rest must be searched
         return sorted(out)
+
+    def _runs_straight_through(self, a: int) -> bool:
+        """A sufficient test that playing card ``a`` (or choosing a one-action mode) can be
+        completed: the action alone, with no added card, is used fully without a single
+        choice. That run is then itself a completion, so the search is not needed."""
+        L = self.game.layout
+        kind = self.ctx[C_DECISION]
+        if kind == K.PLAY and L.PLAY_CARD <= a < L.PLAY_CARD + L.num_cards:
+            card = a - L.PLAY_CARD
+            if self.game.has_coin[card]:
+                return False
+            sides: tuple[int, ...] = (A.PUBLIC, A.PRIVATE)
+        elif kind == K.MODE and a - L.MODE in (0, 1):
+            card = int(self.ctx[C_PLAYED])
+            sides = (A.MODE_PLAN[a - L.MODE][0],)
+        else:
+            return False
+        p = int(self.ctx[C_LEADER])
+        for side in sides:
+            effect = self.game.effects[card][side]
+            if effect is None or self.game.has_any_suit[card][side]:
+                continue
+            probe = self.clone()
+            if kind == K.PLAY:
+                probe.zone[card] = IN_PLAY
+                probe.play_suits[:] = self.game.suit_counts[card]
+            probe.ctx[C_STAGE] = ST_PROBE
+            probe._load_program(effect, p, side, True, probe.play_suits, -1)
+            probe._run_program()
+            if probe.ctx[C_STAGE] == ST_PROBE_DONE:
+                return True
+        return False
 
     def _constraint_met(self) -> bool:
         """True while the leader resolves the second action after the fully used one ended:
