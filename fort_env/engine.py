@@ -1115,8 +1115,9 @@ class FortState(StateArrays):
 
     def _runs_straight_through(self, a: int) -> bool:
         """A sufficient test that playing card ``a`` (or choosing a one-action mode) can be
-        completed: the action alone, with no added card, is used fully without a single
-        choice. That run is then itself a completion, so the search is not needed."""
+        completed: the action alone, with no added card, is used fully when every choice in
+        it takes the first allowed option. That run is then itself a completion, so the
+        search is not needed; when it fails the search decides."""
         L = self.game.layout
         kind = self.ctx[C_DECISION]
         if kind == K.PLAY and L.PLAY_CARD <= a < L.PLAY_CARD + L.num_cards:
@@ -1141,6 +1142,13 @@ class FortState(StateArrays):
             probe.ctx[C_STAGE] = ST_PROBE
             probe._load_program(effect, p, side, True, probe.play_suits, -1)
             probe._run_program()
+            # Choices inside the action: take the first allowed option each time. Any run
+            # that ends with the action used fully is a witness; a failed one proves nothing.
+            while probe.ctx[C_STAGE] == ST_PROBE and not probe.ctx[C_PROG_FAILED]:
+                options = probe._raw_legal()
+                if not options:
+                    break
+                probe._apply(options[0])
             if probe.ctx[C_STAGE] == ST_PROBE_DONE:
                 return True
         return False
