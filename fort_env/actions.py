@@ -39,9 +39,6 @@ C is the number of cards in the card set (68 for the shipped set).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from .constants import MADE_UP_RULES, PERKS, RESOURCES, SUITS
 
 # Modes of using the played card's two actions (rulebook p.7: "use one or both actions, in
@@ -92,7 +89,6 @@ RANGES: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
 class ActionLayout:
     """Offsets of every action range for a card set of ``num_cards`` cards.
 
@@ -100,28 +96,51 @@ class ActionLayout:
     ``num_actions`` the size N of the flat space.
     """
 
-    num_cards: int
-    if TYPE_CHECKING:  # set in __post_init__, one per entry of RANGES
-        PLAY_CARD: int; SKIP_PLAY: int; USE_DIY: int; RECYCLE: int; SUIT: int; MODE: int  # noqa: E702
-        ADD_CARD: int; STOP_ADDING: int; RESOURCE: int; PACK_FROM: int; LOOKOUT_CARD: int  # noqa: E702
-        LOOKOUT_PARK_DECK: int; TRASH_CARD: int; RECRUIT_CARD: int; RECRUIT_PARK_DECK: int  # noqa: E702
-        PAY: int; SPEND_FROM: int; TRASH_RIVAL_CARD: int; COPY_RIVAL: int; CONVERT: int  # noqa: E702
-        PICK_RULE: int; PICK_PERK: int; FOLLOW_CARD: int; PASS: int; ROUGH_HOUSE: int  # noqa: E702
-        DO_OVER: int; DRAFT_CARD: int; num_actions: int; sizes: dict[str, int]  # noqa: E702
-        _decode: tuple[tuple[str, int], ...]
+    PLAY_CARD: int
+    SKIP_PLAY: int
+    USE_DIY: int
+    RECYCLE: int
+    SUIT: int
+    MODE: int
+    ADD_CARD: int
+    STOP_ADDING: int
+    RESOURCE: int
+    PACK_FROM: int
+    LOOKOUT_CARD: int
+    LOOKOUT_PARK_DECK: int
+    TRASH_CARD: int
+    RECRUIT_CARD: int
+    RECRUIT_PARK_DECK: int
+    PAY: int
+    SPEND_FROM: int
+    TRASH_RIVAL_CARD: int
+    COPY_RIVAL: int
+    CONVERT: int
+    PICK_RULE: int
+    PICK_PERK: int
+    FOLLOW_CARD: int
+    PASS: int
+    ROUGH_HOUSE: int
+    DO_OVER: int
+    DRAFT_CARD: int
 
-    def __post_init__(self) -> None:
+    def __init__(self, num_cards: int) -> None:
+        self.num_cards = num_cards
         offset = 0
-        sizes: dict[str, int] = {}
+        self.sizes: dict[str, int] = {}
         for name, size in RANGES:
-            n = self.num_cards if size == "C" else int(size)
-            object.__setattr__(self, name, offset)
-            sizes[name] = n
+            n = num_cards if size == "C" else int(size)
+            setattr(self, name, offset)
+            self.sizes[name] = n
             offset += n
-        object.__setattr__(self, "sizes", sizes)
-        object.__setattr__(self, "num_actions", offset)
-        table = [(name, i) for name, _ in RANGES for i in range(sizes[name])]
-        object.__setattr__(self, "_decode", tuple(table))
+        self.num_actions = offset
+        self._decode = tuple((name, i) for name, _ in RANGES for i in range(self.sizes[name]))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ActionLayout) and other.num_cards == self.num_cards
+
+    def __hash__(self) -> int:
+        return hash(self.num_cards)
 
     def decode(self, action: int) -> tuple[str, int]:
         """``(range name, index within the range)`` of an action.

@@ -299,9 +299,18 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
         key = (item["name"], item["suits"], item["public"], item["private"], board is not None)
         kind = kinds.setdefault(key, len(kinds))
         cards.append(
-            Card(cid, item["name"], item["suits"], item["public"], item["private"],
-                 board is not None, board, kind,
-                 item["effects"]["public"], item["effects"]["private"])  # fmt: skip
+            Card(
+                cid,
+                item["name"],
+                item["suits"],
+                item["public"],
+                item["private"],
+                board is not None,
+                board,
+                kind,
+                item["effects"]["public"],
+                item["effects"]["private"],
+            )
         )
     return cards, boards
 

@@ -22,30 +22,128 @@ import numpy as np
 
 from . import actions as A
 from .cards import (
-    ADVANCE, ANY_RESOURCE, ATOM, CONVERT, COPY_PACK, COPY_RIVAL_PACK, GATHER, LOOKOUT_V,
-    MULT_ANY_SUIT, MULT_CONST, MULT_FORT_LEVEL, MULT_LOOKOUT_SIZE, MULT_PACK_SIZE, MULT_SUIT,
-    PACK, RECRUIT, REPEAT, SCORE, SPEND, THEN, TRASH_RIVAL, TRASH_THIS, TRASH_V, VERBS,
-    Card, CardSet, Effect, load_card_set, multipliers,
-)  # fmt: skip
+    ADVANCE,
+    ANY_RESOURCE,
+    ATOM,
+    CONVERT,
+    COPY_PACK,
+    COPY_RIVAL_PACK,
+    GATHER,
+    LOOKOUT_V,
+    MULT_ANY_SUIT,
+    MULT_CONST,
+    MULT_FORT_LEVEL,
+    MULT_LOOKOUT_SIZE,
+    MULT_PACK_SIZE,
+    MULT_SUIT,
+    PACK,
+    RECRUIT,
+    SCORE,
+    SPEND,
+    THEN,
+    TRASH_RIVAL,
+    TRASH_THIS,
+    TRASH_V,
+    VERBS,
+    Card,
+    CardSet,
+    Effect,
+    load_card_set,
+    multipliers,
+)
 from .constants import (
-    BIRTHDAY_PARTY, BRIBE, COIN, COPY_CAT, DECK, DIY, DISCARD, DO_OVER, DRAFT_KEPT, DRAFT_PACK,
-    FOLLOWED, HAND, HAND_SIZE, IN_BOX, IN_PLAY, IN_STACK, LOOKOUT, MADE_UP_RULES,
-    MAX_FORT_LEVEL, MAX_PLAYERS, MIN_PLAYERS, NUM_SUITS, OUT_OF_GAME, PARK, PARK_DECK,
-    PARK_SIZE, PERKS, PIZZA, RECYCLING, ROUGH_HOUSING, SCORE_TRIGGER, STARTING_KIDS,
-    STICKY_FINGERS, STUFF_CAPACITY, TERMINAL_PLAYER, TOYS, TRASH, USED, XXL, XXL_BACKPACK_BONUS,
+    BIRTHDAY_PARTY,
+    BRIBE,
+    COIN,
+    COPY_CAT,
+    DECK,
+    DISCARD,
+    DIY,
+    DO_OVER,
+    DRAFT_KEPT,
+    DRAFT_PACK,
+    FOLLOWED,
+    HAND,
+    HAND_SIZE,
+    IN_BOX,
+    IN_PLAY,
+    IN_STACK,
+    LOOKOUT,
+    MADE_UP_RULES,
+    MAX_FORT_LEVEL,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_SUITS,
+    OUT_OF_GAME,
+    PARK,
+    PARK_DECK,
+    PARK_SIZE,
+    PERKS,
+    PIZZA,
+    RECYCLING,
+    ROUGH_HOUSING,
+    SCORE_TRIGGER,
+    STARTING_KIDS,
+    STICKY_FINGERS,
+    STUFF_CAPACITY,
+    TERMINAL_PLAYER,
+    TOYS,
+    TRASH,
+    USED,
+    XXL,
+    XXL_BACKPACK_BONUS,
     YARD,
-)  # fmt: skip
+)
 from .decisions import Decision, DecisionKind
 from .errors import ConfigError, IllegalActionError
 from .state_arrays import (
-    C_ACTOR, C_ANY_PUB, C_ANY_PRIV, C_CONVERT_DIR, C_DECISION, C_END, C_FIRST, C_FOLLOWER,
-    C_FOLLOW_TRASH, C_LEADER, C_LEADER_RES, C_MODE, C_PAY_E, C_PAY_P, C_PAY_T, C_PC,
-    C_PENDING_COIN, C_PLAYED, C_PLAYS, C_PROG_FAILED, C_PROG_FULL, C_PROG_LEN, C_PROG_OWNER,
-    C_PROG_SIDE, C_RES_CHOICE, C_REWARD, C_ROUGH, C_SERIAL, C_SHUFFLES, C_STAGE, C_STEP,
-    C_TRASH_THIS, C_DRAFT_ROUND, C_SCULPTURE, C_ANY_SIDE, C_COPIED, C_SEED,
-    P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_STUFF_P, P_STUFF_T, P_TURNS, MAX_STEPS,
+    C_ACTOR,
+    C_ANY_PRIV,
+    C_ANY_PUB,
+    C_ANY_SIDE,
+    C_CONVERT_DIR,
+    C_COPIED,
+    C_DECISION,
+    C_DRAFT_ROUND,
+    C_END,
+    C_FIRST,
+    C_FOLLOW_TRASH,
+    C_FOLLOWER,
+    C_LEADER,
+    C_LEADER_RES,
+    C_MODE,
+    C_PAY_E,
+    C_PAY_P,
+    C_PAY_T,
+    C_PC,
+    C_PENDING_COIN,
+    C_PLAYED,
+    C_PLAYS,
+    C_PROG_FAILED,
+    C_PROG_FULL,
+    C_PROG_LEN,
+    C_PROG_OWNER,
+    C_PROG_SIDE,
+    C_RES_CHOICE,
+    C_REWARD,
+    C_ROUGH,
+    C_SCULPTURE,
+    C_SEED,
+    C_SERIAL,
+    C_SHUFFLES,
+    C_STAGE,
+    C_STEP,
+    C_TRASH_THIS,
+    MAX_STEPS,
+    P_LEVEL,
+    P_PACK_P,
+    P_PACK_T,
+    P_SCORE,
+    P_STUFF_P,
+    P_STUFF_T,
+    P_TURNS,
     StateArrays,
-)  # fmt: skip
+)
 
 # Decision kinds as plain ints: IntEnum attribute access is slow on the hot path (py3.11).
 K = SimpleNamespace(**{kind.name: int(kind) for kind in DecisionKind})
@@ -56,8 +154,19 @@ SETUPS = ("basic", "advanced")
  ST_PROBE, ST_PROBE_DONE) = range(17)  # fmt: skip
 # Stages inside a play whose choices must keep the play completable (searched).
 _SEARCHED_STAGES = frozenset(
-    (ST_PLAY, ST_DECLARE, ST_MODE, ST_ANY_SUIT, ST_ADD, ST_ADD_COIN, ST_ACTION, ST_FOLLOW,
-     ST_FOLLOW_SECOND, ST_FOLLOW_RUN, ST_PROBE)  # fmt: skip
+    (
+        ST_PLAY,
+        ST_DECLARE,
+        ST_MODE,
+        ST_ANY_SUIT,
+        ST_ADD,
+        ST_ADD_COIN,
+        ST_ACTION,
+        ST_FOLLOW,
+        ST_FOLLOW_SECOND,
+        ST_FOLLOW_RUN,
+        ST_PROBE,
+    )  # fmt: skip
 )
 REWARD_RULE, REWARD_PERK = 1, 2
 SEARCH_MEMO_LIMIT = 200_000  # entries (16-byte digests) before the memo is cleared
@@ -194,7 +303,9 @@ class FortState(StateArrays):
         # Best Friends by board; the rest of the boards' friends stay in the box.
         for cid, card in enumerate(game.cards):
             if card.is_best_friend:
-                seat = game.board_of_seat.index(card.board) if card.board in game.board_of_seat else -1
+                seat = (
+                    game.board_of_seat.index(card.board) if card.board in game.board_of_seat else -1
+                )
                 s.zone[cid] = DECK if seat >= 0 else OUT_OF_GAME
                 s.owner[cid] = seat
             else:
@@ -220,7 +331,9 @@ class FortState(StateArrays):
         """Steps 10-11: each shuffles kids + Best Friends into a deck and draws 5."""
         rng = self._rng()
         for p in range(self.game.num_players):
-            ids = np.flatnonzero((self.owner == p) & ((self.zone == DECK) | (self.zone == DRAFT_KEPT)))
+            ids = np.flatnonzero(
+                (self.owner == p) & ((self.zone == DECK) | (self.zone == DRAFT_KEPT))
+            )
             self.zone[ids] = DECK
             self.pos[ids] = rng.permutation(len(ids))
             self._draw(p, HAND_SIZE)
@@ -585,15 +698,17 @@ class FortState(StateArrays):
             self.ctx[C_END] = 1
 
     # ------------------------------------------------------------------ action programs
-    def _count_for(
-        self, mult: int, arg: int, p: int, suits: np.ndarray, any_suit: int
-    ) -> int:
+    def _count_for(self, mult: int, arg: int, p: int, suits: np.ndarray, any_suit: int) -> int:
         if mult == MULT_CONST:
             return arg
         if mult == MULT_SUIT:
             return int(suits[arg])
         if mult == MULT_ANY_SUIT:
-            return int(suits.sum()) if any_suit == -2 else (int(suits[any_suit]) if any_suit >= 0 else 0)
+            return (
+                int(suits.sum())
+                if any_suit == -2
+                else (int(suits[any_suit]) if any_suit >= 0 else 0)
+            )
         if mult == MULT_FORT_LEVEL:
             return int(self.players[p, P_LEVEL])
         if mult == MULT_PACK_SIZE:
@@ -692,7 +807,9 @@ class FortState(StateArrays):
             if self.ctx[C_PROG_FAILED]:
                 return
             if self.ctx[C_REWARD]:
-                self._set_decision(K.PICK_RULE if self.ctx[C_REWARD] == REWARD_RULE else K.PICK_PERK, p)
+                self._set_decision(
+                    K.PICK_RULE if self.ctx[C_REWARD] == REWARD_RULE else K.PICK_PERK, p
+                )
                 return
             pc = int(self.ctx[C_PC])
             if pc >= self.ctx[C_PROG_LEN]:
@@ -713,9 +830,9 @@ class FortState(StateArrays):
                 self.ctx[C_PC] = pc + 1  # as far as it goes: skip what cannot be done
                 continue
             decision = self._choice_needed(p, verb, arg)
-            if decision == K.PAY and self.ctx[C_PAY_T] + self.ctx[C_PAY_P] + self.ctx[C_PAY_E] == 0:
-                if self._start_payment(p, arg):
-                    continue  # a free step: already levelled up
+            paying = self.ctx[C_PAY_T] + self.ctx[C_PAY_P] + self.ctx[C_PAY_E] > 0
+            if decision == K.PAY and not paying and self._start_payment(p, arg):
+                continue  # a free step: already levelled up
             if decision is not None:
                 self._set_decision(decision, p)
                 return
@@ -755,9 +872,13 @@ class FortState(StateArrays):
         """Whether an atom can be done now: FULL, PARTIAL (copying part of a Pack) or NONE."""
         pl = self.players[p]
         if verb == GATHER:
-            rs = (PIZZA, TOYS) if arg == ANY_RESOURCE and self.ctx[C_RES_CHOICE] < 0 else (self._resource_of(arg),)
+            rs = (
+                (PIZZA, TOYS)
+                if arg == ANY_RESOURCE and self.ctx[C_RES_CHOICE] < 0
+                else (self._resource_of(arg),)
+            )
             return FULL if any(pl[P_STUFF_P + r] < STUFF_CAPACITY for r in rs) else NONE
-        if verb == SCORE or verb == TRASH_THIS:
+        if verb in (SCORE, TRASH_THIS):
             return FULL
         if verb == PACK:
             if pl[P_PACK_P] + pl[P_PACK_T] >= self._pack_capacity(p):
@@ -780,7 +901,11 @@ class FortState(StateArrays):
             t, z, e = self._cost(p, arg)
             return FULL if self._payable(p, t, z, e) else NONE
         if verb == SPEND:
-            rs = (PIZZA, TOYS) if arg == ANY_RESOURCE and self.ctx[C_RES_CHOICE] < 0 else (self._resource_of(arg),)
+            rs = (
+                (PIZZA, TOYS)
+                if arg == ANY_RESOURCE and self.ctx[C_RES_CHOICE] < 0
+                else (self._resource_of(arg),)
+            )
             return FULL if any(pl[P_STUFF_P + r] + pl[P_PACK_P + r] > 0 for r in rs) else NONE
         if verb == TRASH_RIVAL:
             return FULL if any(self._count(YARD, r) for r in self._rivals(p)) else NONE
@@ -909,7 +1034,11 @@ class FortState(StateArrays):
         if kind == K.PLAY:
             out += [L.PLAY_CARD + int(c) for c in self._cards(HAND, p)]
             out.append(L.SKIP_PLAY)
-            if self.ctx[C_PLAYS] == 0 and self._has_perk(p, DIY) and self.players[p, P_LEVEL] < MAX_FORT_LEVEL:
+            if (
+                self.ctx[C_PLAYS] == 0
+                and self._has_perk(p, DIY)
+                and self.players[p, P_LEVEL] < MAX_FORT_LEVEL
+            ):
                 t, z, e = self._cost(p, 1)
                 if self._payable(p, t, z, e):
                     out.append(L.USE_DIY)
@@ -937,7 +1066,11 @@ class FortState(StateArrays):
             verb = int(self.prog[pc, 0])
             pl = self.players[p]
             for r in (PIZZA, TOYS):
-                ok = pl[P_STUFF_P + r] < STUFF_CAPACITY if verb == GATHER else pl[P_STUFF_P + r] + pl[P_PACK_P + r] > 0
+                ok = (
+                    pl[P_STUFF_P + r] < STUFF_CAPACITY
+                    if verb == GATHER
+                    else pl[P_STUFF_P + r] + pl[P_PACK_P + r] > 0
+                )
                 if ok:
                     out.append(L.RESOURCE + r)
         elif kind == K.PACK:
@@ -971,7 +1104,11 @@ class FortState(StateArrays):
                 if fixed == 0 and e == 0:
                     continue
                 # after paying this unit, the rest must still be payable
-                nt, nz, ne = (t - 1 if r == TOYS and t else t), (z - 1 if r == PIZZA and z else z), e
+                nt, nz, ne = (
+                    (t - 1 if r == TOYS and t else t),
+                    (z - 1 if r == PIZZA and z else z),
+                    e,
+                )
                 if (r == TOYS and not t) or (r == PIZZA and not z):
                     ne = e - 1
                 pl[col] -= 1
@@ -1036,7 +1173,8 @@ class FortState(StateArrays):
         suits change the outcome of a used action."""
         leader = int(self.ctx[C_LEADER])
         cands = np.flatnonzero(
-            (self.owner == leader) & ((self.zone == HAND) | ((self.zone == LOOKOUT) & (self.mark == 0)))
+            (self.owner == leader)
+            & ((self.zone == HAND) | ((self.zone == LOOKOUT) & (self.mark == 0)))
         )
         useful = self._useful_suits()
         ok_suit = {s: self._changes_outcome(s) for s in useful}
@@ -1063,7 +1201,7 @@ class FortState(StateArrays):
             effect = self.game.effects[played][side]
             any_suit = int(self.ctx[C_ANY_PUB if side == A.PUBLIC else C_ANY_PRIV])
             counts = [
-                m == MULT_SUIT and a == suit or m == MULT_ANY_SUIT and any_suit == suit
+                (m == MULT_SUIT and a == suit) or (m == MULT_ANY_SUIT and any_suit == suit)
                 for m, a in multipliers(effect)
             ]
             if not any(counts):
@@ -1189,7 +1327,9 @@ class FortState(StateArrays):
             # the declared suit matters to the play only if one of the card's multipliers
             # counts it (or may, through "any one suit"); other suits differ only for followers
             played = int(self.ctx[C_PLAYED])
-            counted = {arg for e in self.game.effects[played] for m, arg in _mults(e) if m == MULT_SUIT}
+            counted = {
+                arg for e in self.game.effects[played] for m, arg in _mults(e) if m == MULT_SUIT
+            }
             if any(self.game.has_any_suit[played]) or i in counted:
                 return a
             return (name, -1)
@@ -1197,8 +1337,20 @@ class FortState(StateArrays):
 
     def _digest(self) -> bytes:
         h = hashlib.blake2b(digest_size=16)
-        for arr in (self.zone, self.owner, self.pos, self.mark, self.coin_as, self.players,
-                    self.rule_loc, self.perk_loc, self.play_suits, self.prog, self.done, self.ctx):  # fmt: skip
+        for arr in (
+            self.zone,
+            self.owner,
+            self.pos,
+            self.mark,
+            self.coin_as,
+            self.players,
+            self.rule_loc,
+            self.perk_loc,
+            self.play_suits,
+            self.prog,
+            self.done,
+            self.ctx,
+        ):
             h.update(arr.data)
         return h.digest()
 
@@ -1468,4 +1620,3 @@ class FortState(StateArrays):
             self._finish_setup()
         else:
             self._set_decision(K.DRAFT, first)
-

@@ -1,17 +1,18 @@
 """The PettingZoo AEC environment of Fort: ``fort_v0``.
 
-| Creation           | ``fort_env.env()``, ``fort_v0.env()``, ``pettingzoo.make("aec", "fort_env/fort-v0")`` |
-|--------------------|----------------------------------------------------------------|
-| Actions            | Discrete                                                       |
-| Parallel API       | No (``is_parallelizable: False``: one agent decides at a time)  |
-| Agents             | ``["player_0", ..., "player_{n-1}"]``, ``player_i`` is engine seat ``i`` |
-| Number of agents   | 2, 3 or 4                                                      |
-| Action space       | ``Discrete(N)``, N = ``game.num_distinct_actions`` (674 for the shipped cards) |
-| Observation space  | ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (N,), int8))`` |
-| Observation size   | D = ``game.observation_size`` (1480 for the shipped cards, for every player count) |
+=================  =============================================================================
+Creation           ``fort_env.env()``, ``fort_v0.env()``, ``make("aec", "fort_env/fort_v0")``
+Actions            Discrete: ``Discrete(N)``, N = ``game.num_distinct_actions`` (674 here)
+Parallel API       No (``is_parallelizable: False``: one agent decides at a time)
+Agents             ``player_0`` .. ``player_{n-1}``; ``player_i`` is engine seat ``i``
+Number of agents   2, 3 or 4
+Observation        ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (N,), int8))``
+Observation size   D = ``game.observation_size`` (1480 here, the same for 2, 3 and 4 players)
+=================  =============================================================================
 
-This module is the environment's spec. The rules engine (``fort_env.engine``) does the game;
-this adapter maps its decisions to the agent-environment cycle and nothing else.
+("here": the shipped card set, C = 68 cards.) This module is the environment's spec; the rules
+engine (``fort_env.engine``) plays the game and this adapter maps its decisions to the
+agent-environment cycle.
 
 Arguments
 ---------
@@ -25,7 +26,7 @@ max_decisions=None)``:
 - ``reward``: ``"win_loss"``, ``"rank"`` or ``"score_margin"`` (see Rewards).
 - ``cards``: a directory of card data, or ``None`` for the shipped set (``docs/cards.md``).
 - ``max_decisions``: truncate the game after this many decisions (``None``: never; a game
-  always ends by the rules, so truncation is only for bounding episode length).
+  always ends by the rules, so truncation only bounds episode length).
 
 ``env()`` wraps ``raw_env`` as PettingZoo's classic envs are: ``TerminateIllegalWrapper``
 (an illegal action ends the game, -1 to the agent that took it, 0 to the others),
@@ -44,114 +45,122 @@ the draft picks. Agents must not assume that turns alternate.
 Observation
 -----------
 
-``observe(agent)`` returns fresh arrays, from that agent's own point of view (seat-relative: the
-agent first, then the rivals in turn order), with no hidden information of the others:
+``observe(agent)`` returns fresh arrays from that agent's own point of view, with no hidden
+information of the others:
 
-- ``observation``: float32, shape ``(D,)``, ``state.observation_tensor(seat)``. Its named
-  slices are given by ``fort_env.observation_layout(num_players)`` (``layout.view(obs, name)``
-  returns a slice reshaped); for the shipped card set (C = 68 cards) they are:
+- ``"observation"``: float32, shape ``(D,)``: ``state.observation_tensor(seat)``,
+  seat-relative (the agent first, then its rivals in turn order). Its named slices come from
+  ``fort_env.observation_layout(num_players)`` (``layout.view(obs, name)`` returns one
+  reshaped); for the shipped card set they are, in order:
 
-  | slice                 | shape | meaning |
-  |-----------------------|-------|---|
-  | `decision`            | 24    | one-hot kind of the pending decision |
-  | `actor`               | 4     | one-hot seat (relative) that must act |
-  | `leader`              | 4     | one-hot seat (relative) of the leader |
-  | `first_player`        | 4     | one-hot seat (relative) of the first player |
-  | `played_card`         | C     | the card being resolved (the leader's played card) |
-  | `mode`                | 6     | one-hot way the leader uses the played card |
-  | `running_action`      | 3     | public?, private?, must be used fully? |
-  | `play_suits`          | 7     | suits counted for the played card (with added cards) |
-  | `any_suit`            | 2x7   | one-hot 'any one suit' chosen for public, private |
-  | `resource_choice`     | 2x2   | pizza/toys chosen in this action; by the leader's public |
-  | `convert_from`        | 2     | direction fixed for repeated conversions |
-  | `cost_to_pay`         | 3     | toys, pizza, either left to pay for Advance Fort |
-  | `my_hand`             | C     | cards in my hand |
-  | `my_deck`             | C     | cards in my deck (contents; the order is hidden) |
-  | `my_discard`          | C     | cards in my discard pile |
-  | `my_yard`             | C     | cards in my Yard |
-  | `my_lookout`          | C     | cards in my Lookout |
-  | `my_made_up_rule`     | 11    | one-hot made-up rule I hold |
-  | `rule_stack`          | 11    | rules in the stack, only while I choose one |
-  | `my_draft_pack`       | C     | advanced setup: the pack I am choosing from |
-  | `my_draft_kept`       | C     | advanced setup: cards I kept |
-  | `in_play`             | C     | played and added cards of the leader (face up) |
-  | `followed`            | C     | cards a follower discarded to follow (face up) |
-  | `park`                | C     | cards in the Park |
-  | `trash`               | C     | cards returned to the box |
-  | `rival_yard`          | 3xC   | each rival's Yard |
-  | `rival_discard`       | 3xC   | each rival's discard pile |
-  | `rival_lookout_suits` | 3x7   | suits shown in each rival's Lookout |
-  | `resources`           | 4x4   | Stuff pizza, Stuff toys, Pack pizza, Pack toys per seat |
-  | `fort_level`          | 4x6   | one-hot Fort Level per seat |
-  | `score`               | 4     | Victory Track / 25 per seat |
-  | `pile_sizes`          | 4x5   | hand, deck, discard, Yard, Lookout sizes / 10 |
-  | `has_made_up_rule`    | 4     | 1 if the seat holds a made-up rule |
-  | `perks`               | 4x9   | perks held per seat |
-  | `perk_row`            | 9     | perks still in the row |
-  | `perk_used`           | 9     | once-per-game perks trashed on use |
-  | `sculpture`           | 5     | macaroni sculpture: held by seat, or still free (last) |
-  | `turns`               | 4     | turns taken per seat / 10 |
-  | `park_deck_size`      | 1     | cards left in the Park deck / 60 |
-  | `rule_stack_size`     | 1     | made-up rules left in the stack |
-  | `end_triggered`       | 1     | 1 once an end trigger happened (p.10) |
-  | `seats`               | 4     | 1 for each seat in this game |
+    slice                 shape  meaning
+    decision              24     one-hot kind of the pending decision
+    actor                 4      one-hot seat (relative) that must act
+    leader                4      one-hot seat (relative) of the leader
+    first_player          4      one-hot seat (relative) of the first player
+    played_card           C      the card being resolved (the leader's played card)
+    mode                  6      one-hot way the leader uses the played card
+    running_action        3      public?, private?, must be used fully?
+    play_suits            7      suits counted for the played card (with added cards)
+    any_suit              2x7    one-hot 'any one suit' chosen for public, private
+    resource_choice       2x2    pizza/toys chosen in this action; by the leader's public
+    convert_from          2      direction fixed for repeated conversions
+    cost_to_pay           3      toys, pizza, either left to pay for Advance Fort
+    my_hand               C      cards in my hand
+    my_deck               C      cards in my deck (contents; the order is hidden)
+    my_discard            C      cards in my discard pile
+    my_yard               C      cards in my Yard
+    my_lookout            C      cards in my Lookout
+    my_made_up_rule       11     one-hot made-up rule I hold
+    rule_stack            11     rules in the stack, only while I choose one
+    my_draft_pack         C      advanced setup: the pack I am choosing from
+    my_draft_kept         C      advanced setup: cards I kept
+    in_play               C      played and added cards of the leader (face up)
+    followed              C      cards a follower discarded to follow (face up)
+    park                  C      cards in the Park
+    trash                 C      cards returned to the box
+    rival_yard            3xC    each rival's Yard
+    rival_discard         3xC    each rival's discard pile
+    rival_lookout_suits   3x7    suits shown in each rival's Lookout
+    resources             4x4    Stuff pizza, Stuff toys, Pack pizza, Pack toys per seat
+    fort_level            4x6    one-hot Fort Level per seat
+    score                 4      Victory Track / 25 per seat
+    pile_sizes            4x5    hand, deck, discard, Yard, Lookout sizes / 10
+    has_made_up_rule      4      1 if the seat holds a made-up rule
+    perks                 4x9    perks held per seat
+    perk_row              9      perks still in the row
+    perk_used             9      once-per-game perks trashed on use
+    sculpture             5      macaroni sculpture: held by seat, or still free (last)
+    turns                 4      turns taken per seat / 10
+    park_deck_size        1      cards left in the Park deck / 60
+    rule_stack_size       1      made-up rules left in the stack
+    end_triggered         1      1 once an end trigger happened (p.10)
+    seats                 4      1 for each seat in this game
 
-  The Box is bounded below by 0 and above by 1, except the count slices in
-  ``COUNT_SLICE_BOUNDS`` (suit counts, costs, resources, scores, pile sizes, turns).
-- ``action_mask``: int8, shape ``(N,)``, 1 for each legal action of the agent; all zeros for
-  an agent that is not acting (and for every agent once the game is over). The same mask is
-  in ``infos[agent]["action_mask"]``.
+  Every value is >= 0 and at most 1, except the count slices listed in
+  :func:`count_slice_bounds` (suit counts, costs, resources, scores, pile sizes, turns).
+- ``"action_mask"``: int8, shape ``(N,)``: 1 for each legal action of the agent; all zeros for
+  an agent that is not acting (and for every agent once the game is over). The same mask is in
+  ``infos[agent]["action_mask"]``.
 
 Actions
 -------
 
 One ``Discrete(N)`` space serves every decision; the mask says which actions are legal now.
-Ranges (``fort_env.actions``; ``game.layout.ranges()`` gives them for any card set; the starts
-below are for the shipped set, C = 68 cards; ``env.unwrapped.action_to_string(a)`` names an
-action):
+The ranges (``fort_env.actions``; ``game.layout.ranges()`` for any card set; the starts below
+are for the shipped set; ``env.unwrapped.action_to_string(a)`` names an action):
 
-| range               | start   | size | meaning |
-|---------------------|---------|------|---|
-| `PLAY_CARD`         | 0-67    | C    | play this card from hand (Play phase, p.7) |
-| `SKIP_PLAY`         | 68      | 1    | skip the Play phase |
-| `USE_DIY`           | 69      | 1    | trash the DIY perk to Advance Fort at one more resource (p.16) |
-| `RECYCLE`           | 70-137  | C    | trash Recycling: take this card from your discard pile to hand (p.16) |
-| `SUIT`              | 138-144 | 7    | declare a suit: a played or added coin card, or "any one suit" (p.13) |
-| `MODE`              | 145-150 | 6    | which actions to use, their order, and which one is used fully (p.7) |
-| `ADD_CARD`          | 151-218 | C    | add this card from hand or Lookout to improve the played card (p.6-7) |
-| `STOP_ADDING`       | 219     | 1    | add no more cards |
-| `RESOURCE`          | 220-221 | 2    | pizza or toys, for an action that lets you choose (p.12) |
-| `PACK_FROM`         | 222-225 | 4    | pack pizza/toys from Stuff, or from the supply with Sticky Fingers (p.12, 16) |
-| `LOOKOUT_CARD`      | 226-293 | C    | tuck this card into your Lookout (hand; Park or Yard with Bribe) |
-| `LOOKOUT_PARK_DECK` | 294     | 1    | Bribe: tuck the top card of the Park deck |
-| `TRASH_CARD`        | 295-362 | C    | trash this card from your hand or discard pile (p.12) |
-| `RECRUIT_CARD`      | 363-430 | C    | recruit this card from the Park or a rival's Yard (p.9) |
-| `RECRUIT_PARK_DECK` | 431     | 1    | recruit the top card of the Park deck |
-| `PAY`               | 432-435 | 4    | pay one unit of a Fort cost: toys/pizza from Stuff/Pack (p.12) |
-| `SPEND_FROM`        | 436-439 | 4    | spend one resource: toys/pizza from Stuff/Pack (p.13) |
-| `TRASH_RIVAL_CARD`  | 440-507 | C    | trash this card from a rival's Yard (p.13) |
-| `COPY_RIVAL`        | 508-510 | 3    | copy the Pack of the rival 1, 2 or 3 seats to your left (p.13) |
-| `CONVERT`           | 511-514 | 4    | pizza->toys or toys->pizza, in Stuff or Pack (p.13) |
-| `PICK_RULE`         | 515-525 | 11   | keep this made-up rule from the stack (p.10) |
-| `PICK_PERK`         | 526-534 | 9    | take this perk from the row (p.10) |
-| `FOLLOW_CARD`       | 535-602 | C    | discard this card to follow the leader's public action (p.8) |
-| `PASS`              | 603     | 1    | decline: do not follow, do not use Do-Over, no Birthday Party recruit |
-| `ROUGH_HOUSE`       | 604     | 1    | trash Rough Housing to trash the leader's played card (p.16) |
-| `DO_OVER`           | 605     | 1    | trash Do-Over to play a second card (p.16) |
-| `DRAFT_CARD`        | 606-673 | C    | advanced setup: keep this card from the pack passed to you (p.2) |
+    range              start    size  meaning
+    PLAY_CARD          0-67     C     play this card from hand (Play phase, p.7)
+    SKIP_PLAY          68       1     skip the Play phase
+    USE_DIY            69       1     trash the DIY perk to Advance Fort at one more resource (p.16)
+    RECYCLE            70-137   C     trash Recycling: take this card from your discard pile to hand
+                                      (p.16)
+    SUIT               138-144  7     declare a suit: a played or added coin card, or "any one suit"
+                                      (p.13)
+    MODE               145-150  6     which actions to use, their order, and which one is used fully
+                                      (p.7)
+    ADD_CARD           151-218  C     add this card from hand or Lookout to improve the played card
+                                      (p.6-7)
+    STOP_ADDING        219      1     add no more cards
+    RESOURCE           220-221  2     pizza or toys, for an action that lets you choose (p.12)
+    PACK_FROM          222-225  4     pack pizza/toys from Stuff, or from the supply with Sticky
+                                      Fingers (p.12, 16)
+    LOOKOUT_CARD       226-293  C     tuck this card into your Lookout (hand; Park or Yard with
+                                      Bribe)
+    LOOKOUT_PARK_DECK  294      1     Bribe: tuck the top card of the Park deck
+    TRASH_CARD         295-362  C     trash this card from your hand or discard pile (p.12)
+    RECRUIT_CARD       363-430  C     recruit this card from the Park or a rival's Yard (p.9)
+    RECRUIT_PARK_DECK  431      1     recruit the top card of the Park deck
+    PAY                432-435  4     pay one unit of a Fort cost: toys/pizza from Stuff/Pack (p.12)
+    SPEND_FROM         436-439  4     spend one resource: toys/pizza from Stuff/Pack (p.13)
+    TRASH_RIVAL_CARD   440-507  C     trash this card from a rival's Yard (p.13)
+    COPY_RIVAL         508-510  3     copy the Pack of the rival 1, 2 or 3 seats to your left (p.13)
+    CONVERT            511-514  4     pizza->toys or toys->pizza, in Stuff or Pack (p.13)
+    PICK_RULE          515-525  11    keep this made-up rule from the stack (p.10)
+    PICK_PERK          526-534  9     take this perk from the row (p.10)
+    FOLLOW_CARD        535-602  C     discard this card to follow the leader's public action (p.8)
+    PASS               603      1     decline: do not follow, do not use Do-Over, no Birthday Party
+                                      recruit
+    ROUGH_HOUSE        604      1     trash Rough Housing to trash the leader's played card (p.16)
+    DO_OVER            605      1     trash Do-Over to play a second card (p.16)
+    DRAFT_CARD         606-673  C     advanced setup: keep this card from the pack passed to you
+                                      (p.2)
 
 Rewards
 -------
 
 Every reward is 0 until the game ends; then each agent gets one reward from the final scores
-(``state.score_breakdown()``, rulebook p.11), so an agent's return is that reward. Standing is
-ordered by total points, then by Fort Level (the rulebook's tie-break).
+(``state.score_breakdown()``, rulebook p.11), so its return is that reward. Standing is ordered
+by total points, then by Fort Level (the rulebook's tie-break).
 
-| ``reward``       | value for each agent |
-|------------------|---|
-| ``"win_loss"``   | +1 for a winner, -1 for the others (``state.returns()``). A shared victory (still tied after the Fort Level tie-break) gives every tied winner +1. |
-| ``"rank"``       | linear in the place: +1 first, -1 last, ``1 - 2 k / (n - 1)`` for place ``k`` (0 first). Tied players get the mean of the places they share (two tied first of 4: +2/3 each). |
-| ``"score_margin"`` | (own total - best rival total) / ``SCORE_MARGIN_SCALE`` (25, the end-trigger score of p.10): positive only for a sole leader on points. |
+- ``"win_loss"`` (default): +1 for a winner, -1 for the others (``state.returns()``). A shared
+  victory (still tied after the Fort Level tie-break) gives every tied winner +1.
+- ``"rank"``: linear in the place, ``1 - 2 k / (n - 1)`` for place ``k`` (0 first): +1 first,
+  -1 last. Tied players get the mean of the places they share (two tied first of four: +2/3
+  each; in two-player games a shared victory gives 0 to both).
+- ``"score_margin"``: (own total - best rival total) / ``SCORE_MARGIN_SCALE`` (25, the
+  end-trigger score of p.10): positive only for the sole leader on points.
 
 A truncated game (``max_decisions``) gives no reward: every agent gets 0.
 
@@ -165,14 +174,14 @@ All agents terminate together when the game ends. Truncations stay False unless
 Other methods
 -------------
 
-- ``state()``: the global view for centralised training: the concatenation of every seat's
-  observation, seat 0 first; float32, shape ``(num_players * D,)``, ``state_space``.
-- ``render()``: the table as text from the acting seat's point of view (other hands as counts),
-  the pending decision and the acting agent's legal actions; after the game the final table
-  with everything revealed and the score breakdown.
+- ``state()``: the global view for centralised training: every seat's observation
+  concatenated, seat 0 first; float32, shape ``(num_players * D,)``, space ``state_space``.
+- ``render()``: the table as text from the acting seat's point of view (rivals' hands as
+  counts, their Lookouts as suits), the pending decision and the acting agent's legal actions;
+  once the game is over the final table with every hand shown and the score breakdown.
 - ``to_record()``: the game so far as a JSON-able record (``fort_env.records``).
-- ``fort_state()`` / ``set_fort_state(state)``: a copy of the engine state (for search bots and
-  analysis) / continue from a given position.
+- ``fort_state()`` / ``set_fort_state(state)``: a copy of the engine state (for search bots
+  and analysis) / continue from a given position.
 - ``copy.deepcopy(env)`` and ``pickle`` keep the whole state (the game, the bookkeeping and
   the record); PettingZoo's own classic envs reset instead.
 
@@ -186,7 +195,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -196,7 +205,11 @@ from pettingzoo.utils import wrappers
 
 from .cards import PARK_DECK_SIZE
 from .constants import (
-    MADE_UP_RULES, MAX_FORT_LEVEL, SCORE_TRIGGER, STUFF_CAPACITY, XXL_BACKPACK_BONUS,
+    MADE_UP_RULES,
+    MAX_FORT_LEVEL,
+    SCORE_TRIGGER,
+    STUFF_CAPACITY,
+    XXL_BACKPACK_BONUS,
 )  # fmt: skip
 from .engine import FortGame, FortState
 from .errors import ConfigError
@@ -283,7 +296,7 @@ def final_rewards(state: FortState, mode: str) -> np.ndarray:
     raise ConfigError(f"reward must be one of {REWARD_MODES}, got {mode!r}")
 
 
-class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
+class raw_env(AECEnv):
     """Fort as a PettingZoo AEC environment; the module docstring is its spec.
 
     Args:
@@ -300,7 +313,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
         CardDataError: malformed card data.
     """
 
-    metadata = {
+    metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["human", "ansi"],
         "name": "fort_v0",
         "is_parallelizable": False,
@@ -321,7 +334,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if max_decisions is not None and (
-            isinstance(max_decisions, bool) or not isinstance(max_decisions, int) or max_decisions < 1
+            type(max_decisions) is not int or max_decisions < 1  # bool is not a count
         ):
             raise ConfigError(f"max_decisions must be None or an int >= 1, got {max_decisions!r}")
         self.game = FortGame(num_players, setup, None if cards is None else str(cards))
@@ -486,23 +499,22 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
 
     # ------------------------------------------------------------------ Fort extras
     def table_text(self) -> str:
-        """The text that ``render()`` shows (see the module docstring)."""
+        """The text that ``render()`` shows: a function of the position and the acting seat."""
         s = self._live_state()
         if s.is_terminal():
-            rows = s.score_breakdown()
-            lines = [f"Game over after {len(self._actions)} decisions."]
-            lines.append(state_to_string(s))
-            for p, row in enumerate(rows):
+            lines = ["Game over.", state_to_string(s)]
+            for p, row in enumerate(s.score_breakdown()):
                 parts = ", ".join(f"{k} {v}" for k, v in row.items())
                 lines.append(f"{self.possible_agents[p]}: {parts}")
-            winners = ", ".join(self.possible_agents[p] for p in s.winners())
-            lines.append(f"Winners: {winners}")
+            lines.append(f"Winners: {', '.join(self.possible_agents[p] for p in s.winners())}")
             return "\n".join(lines)
         seat = s.current_player()
-        lines = [f"Decision {len(self._actions)}: {self._describe_decision()}"]
-        lines.append(state_to_string(s, viewer=seat))
-        lines.append(f"Legal actions of {self.possible_agents[seat]}:")
-        lines += [f"  {a:4d}  {s.action_to_string(a)}" for a in np.flatnonzero(self._mask)]
+        lines = [self._describe_decision(), state_to_string(s, viewer=seat)]
+        if self._actor < 0:
+            lines.append(f"Truncated after {self.max_decisions} decisions.")
+        else:
+            lines.append(f"Legal actions of {self.possible_agents[seat]}:")
+            lines += [f"  {a:4d}  {s.action_to_string(a)}" for a in np.flatnonzero(self._mask)]
         return "\n".join(lines)
 
     def _describe_decision(self) -> str:
@@ -550,7 +562,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped env)
             raise ConfigError("set_fort_state needs a position that is not over")
         self._seed = None
         self._actions = []
-        self._start(state.clone())
+        self._start(FortState.from_dict(self.game, state.to_dict()))
 
     def to_record(self) -> dict[str, Any]:
         """The game since ``reset()`` as a JSON-able record (``fort_env.records``).

@@ -43,9 +43,8 @@ def resample_hidden(state: FortState, observer: int, rng: np.random.Generator) -
     pos[own_deck] = rng.permutation(len(own_deck))
     # 2. Hidden slots elsewhere.
     rival = (owner >= 0) & (owner != observer)
-    hidden = (
-        (zone == PARK_DECK)
-        | (rival & np.isin(zone, (HAND, DECK, DRAFT_PACK, DRAFT_KEPT, LOOKOUT)))
+    hidden = (zone == PARK_DECK) | (
+        rival & np.isin(zone, (HAND, DECK, DRAFT_PACK, DRAFT_KEPT, LOOKOUT))
     )
     ids = np.flatnonzero(hidden)
     slots = [(int(zone[c]), int(owner[c]), int(pos[c])) for c in ids]
@@ -70,19 +69,19 @@ def resample_hidden(state: FortState, observer: int, rng: np.random.Generator) -
     for i, (z, o, _) in enumerate(slots):
         if z in (HAND, DECK) and o >= 0:
             by_owner.setdefault(o, []).append(i)
-    for o, idx in by_owner.items():
+    for idx in by_owner.values():
         friends = [int(ids[i]) for i in idx if bf[ids[i]]]
         contents = friends + [free.pop() for _ in range(len(idx) - len(friends))]
         rng.shuffle(contents)
-        for i, c in zip(idx, contents, strict=True):
-            assignment[i] = c
+        for i, card in zip(idx, contents, strict=True):
+            assignment[i] = card
     for i in range(len(slots)):
         if i not in assignment:
             assignment[i] = free.pop()
     assert not free
     for i, (z, o, p) in enumerate(slots):
-        c = assignment[i]
-        zone[c], owner[c], pos[c] = z, o, p
+        card = assignment[i]
+        zone[card], owner[card], pos[card] = z, o, p
     # Deck and Park deck orders are hidden too.
     for o in {o for z, o, _ in slots if z == DECK}:
         d = np.flatnonzero((zone == DECK) & (owner == o))
@@ -92,7 +91,11 @@ def resample_hidden(state: FortState, observer: int, rng: np.random.Generator) -
     # 3. Made-up rules the observer cannot see.
     seeing_stack = s.ctx[C_DECISION] == DecisionKind.PICK_RULE and s.ctx[C_ACTOR] == observer
     hidden_locs = [IN_BOX] + ([] if seeing_stack else [IN_STACK])
-    rules = [i for i, loc in enumerate(s.rule_loc) if loc in hidden_locs or (loc >= 0 and loc != observer)]
+    rules = [
+        i
+        for i, loc in enumerate(s.rule_loc)
+        if loc in hidden_locs or (loc >= 0 and loc != observer)
+    ]
     locs = s.rule_loc[rules].copy()
     rng.shuffle(locs)
     s.rule_loc[rules] = locs

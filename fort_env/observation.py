@@ -13,23 +13,62 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .actions import MODES
 from .constants import (
-    DECK, DISCARD, DRAFT_KEPT, DRAFT_PACK, FOLLOWED, HAND, IN_PLAY, IN_STACK, LOOKOUT,
-    MADE_UP_RULES, MAX_FORT_LEVEL, MAX_PLAYERS, NUM_SUITS, PARK, PARK_DECK, PERKS, SCORE_TRIGGER,
-    TRASH, USED, YARD,
-)  # fmt: skip
+    DECK,
+    DISCARD,
+    DRAFT_KEPT,
+    DRAFT_PACK,
+    FOLLOWED,
+    HAND,
+    IN_PLAY,
+    IN_STACK,
+    LOOKOUT,
+    MADE_UP_RULES,
+    MAX_FORT_LEVEL,
+    MAX_PLAYERS,
+    NUM_SUITS,
+    PARK,
+    PARK_DECK,
+    PERKS,
+    SCORE_TRIGGER,
+    TRASH,
+    USED,
+    YARD,
+)
 from .decisions import DecisionKind
 from .state_arrays import (
-    C_ACTOR, C_ANY_PRIV, C_ANY_PUB, C_CONVERT_DIR, C_DECISION, C_END, C_FIRST, C_LEADER,
-    C_LEADER_RES, C_MODE, C_PAY_E, C_PAY_P, C_PAY_T, C_PLAYED, C_PROG_FULL, C_PROG_SIDE,
-    C_RES_CHOICE, C_SCULPTURE, C_STAGE, P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_STUFF_P,
-    P_STUFF_T, P_TURNS,
-)  # fmt: skip
+    C_ACTOR,
+    C_ANY_PRIV,
+    C_ANY_PUB,
+    C_CONVERT_DIR,
+    C_DECISION,
+    C_END,
+    C_FIRST,
+    C_LEADER,
+    C_LEADER_RES,
+    C_MODE,
+    C_PAY_E,
+    C_PAY_P,
+    C_PAY_T,
+    C_PLAYED,
+    C_PROG_FULL,
+    C_PROG_SIDE,
+    C_RES_CHOICE,
+    C_SCULPTURE,
+    C_STAGE,
+    P_LEVEL,
+    P_PACK_P,
+    P_PACK_T,
+    P_SCORE,
+    P_STUFF_P,
+    P_STUFF_T,
+    P_TURNS,
+)
 
 if TYPE_CHECKING:
     from .engine import FortGame, FortState
@@ -147,8 +186,8 @@ def observation_tensor(state: FortState, player: int) -> np.ndarray:
     n = g.num_players
     zone, owner, ctx = state.zone, state.owner, state.ctx
 
-    def put(name: str, value: object, index: object = slice(None)) -> None:
-        lay.view(obs, name)[index] = value  # type: ignore[index]
+    def put(name: str, value: Any, index: Any = slice(None)) -> None:
+        lay.view(obs, name)[index] = value
 
     def rel(seat: int) -> int:
         return (seat - player) % n
@@ -206,7 +245,9 @@ def observation_tensor(state: FortState, player: int) -> np.ndarray:
         put("resources", (pl[P_STUFF_P], pl[P_STUFF_T], pl[P_PACK_P], pl[P_PACK_T]), r)
         put("fort_level", 1.0, (r, int(pl[P_LEVEL])))
         put("score", pl[P_SCORE] / SCORE_TRIGGER, r)
-        sizes = [np.count_nonzero((zone == z) & theirs) for z in (HAND, DECK, DISCARD, YARD, LOOKOUT)]
+        sizes = [
+            np.count_nonzero((zone == z) & theirs) for z in (HAND, DECK, DISCARD, YARD, LOOKOUT)
+        ]
         put("pile_sizes", np.array(sizes) / SIZE_SCALE, r)
         put("has_made_up_rule", float(np.any(state.rule_loc == seat)), r)
         put("perks", state.perk_loc == seat, r)

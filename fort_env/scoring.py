@@ -12,8 +12,17 @@ import numpy as np
 
 from .cards import ADVANCE, count_verb
 from .constants import (
-    COIN, DECK, DISCARD, HAND, LOOKOUT, MACARONI_POINTS, NUM_SUITS, PLAIN_SUITS, RULE_INDEX, YARD,
-)  # fmt: skip
+    COIN,
+    DECK,
+    DISCARD,
+    HAND,
+    LOOKOUT,
+    MACARONI_POINTS,
+    NUM_SUITS,
+    PLAIN_SUITS,
+    RULE_INDEX,
+    YARD,
+)
 from .state_arrays import C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_STUFF_P, P_STUFF_T
 
 if TYPE_CHECKING:

@@ -42,7 +42,13 @@ _CTX_DEFAULT = {"played_card": -1, "mode": -1, "any_suit_public": -1, "any_suit_
 
 # Per-seat columns of `players` (int16).
 PLAYER_FIELDS: tuple[str, ...] = (
-    "stuff_pizza", "stuff_toys", "pack_pizza", "pack_toys", "fort_level", "score", "turns",
+    "stuff_pizza",
+    "stuff_toys",
+    "pack_pizza",
+    "pack_toys",
+    "fort_level",
+    "score",
+    "turns",
 )
 P_STUFF_P, P_STUFF_T, P_PACK_P, P_PACK_T, P_LEVEL, P_SCORE, P_TURNS = range(len(PLAYER_FIELDS))
 
@@ -147,14 +153,21 @@ class StateArrays:
         out: dict[str, Any] = {"version": STATE_VERSION, **self._config()}
         out["cards"] = [
             {"zone": ZONES[z], "owner": int(o), "pos": int(p), "mark": int(m), "coin_as": int(c)}
-            for z, o, p, m, c in zip(self.zone, self.owner, self.pos, self.mark, self.coin_as, strict=True)
+            for z, o, p, m, c in zip(
+                self.zone, self.owner, self.pos, self.mark, self.coin_as, strict=True
+            )
         ]
-        out["players"] = [dict(zip(PLAYER_FIELDS, map(int, row), strict=True)) for row in self.players]
+        out["players"] = [
+            dict(zip(PLAYER_FIELDS, map(int, row), strict=True)) for row in self.players
+        ]
         out["made_up_rules"] = {MADE_UP_RULES[i]: int(v) for i, v in enumerate(self.rule_loc)}
         out["perks"] = {PERKS[i]: int(v) for i, v in enumerate(self.perk_loc)}
         out["play_suits"] = [int(x) for x in self.play_suits]
         n = int(self.ctx[C_PROG_LEN])
-        out["program"] = [[int(x) for x in row] + [int(d)] for row, d in zip(self.prog[:n], self.done[:n], strict=True)]
+        out["program"] = [
+            [int(x) for x in row] + [int(d)]
+            for row, d in zip(self.prog[:n], self.done[:n], strict=True)
+        ]
         out["ctx"] = {k: int(v) for k, v in zip(CTX_FIELDS, self.ctx, strict=True)}
         return out
 
@@ -191,7 +204,10 @@ class StateArrays:
         for p, row in enumerate(players):
             for j, key in enumerate(PLAYER_FIELDS):
                 s.players[p, j] = _int(row, key, f"players[{p}]", 0, 32767)
-        for name, arr, names in (("made_up_rules", s.rule_loc, MADE_UP_RULES), ("perks", s.perk_loc, PERKS)):
+        for name, arr, names in (
+            ("made_up_rules", s.rule_loc, MADE_UP_RULES),
+            ("perks", s.perk_loc, PERKS),
+        ):
             table = _get(d, name, dict)
             for i, key in enumerate(names):
                 arr[i] = _int(table, key, name, USED, game.num_players - 1)
@@ -246,5 +262,5 @@ def _check_invariants(s: StateArrays) -> None:
     for p in range(s.game.num_players):
         if max(s.players[p, :4]) > 99:
             raise StateError(f"players[{p}]", "resource count out of range")
-    if IN_BOX > s.rule_loc.min():
+    if s.rule_loc.min() < IN_BOX:
         raise StateError("made_up_rules", "a made-up rule cannot be 'used'")

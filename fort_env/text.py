@@ -6,10 +6,29 @@ from typing import TYPE_CHECKING
 
 from . import actions as A
 from .constants import (
-    DECK, DISCARD, HAND, IN_STACK, LOOKOUT, MADE_UP_RULES, PARK, PARK_DECK, PERKS, RESOURCES,
-    SUITS, YARD,
-)  # fmt: skip
-from .state_arrays import C_LEADER, C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_STUFF_P, P_STUFF_T
+    DECK,
+    DISCARD,
+    HAND,
+    IN_STACK,
+    LOOKOUT,
+    MADE_UP_RULES,
+    PARK,
+    PARK_DECK,
+    PERKS,
+    RESOURCES,
+    SUITS,
+    YARD,
+)
+from .state_arrays import (
+    C_LEADER,
+    C_SCULPTURE,
+    P_LEVEL,
+    P_PACK_P,
+    P_PACK_T,
+    P_SCORE,
+    P_STUFF_P,
+    P_STUFF_T,
+)
 
 if TYPE_CHECKING:
     from .engine import FortState
@@ -94,5 +113,7 @@ def state_to_string(state: FortState, viewer: int | None = None) -> str:
         if viewer is None or viewer == p:
             lines.append(f"  lookout: {names(look)}")
         else:
-            lines.append(f"  lookout: {', '.join('/'.join(g.cards[c].suit_names) for c in look) or '-'}")
+            lines.append(
+                f"  lookout: {', '.join('/'.join(g.cards[c].suit_names) for c in look) or '-'}"
+            )
     return "\n".join(lines)

@@ -13,8 +13,15 @@ import pytest
 
 from fort_env import FortGame, FortState
 from fort_env.constants import (
-    HAND_SIZE, LOOKOUT, MAX_FORT_LEVEL, PARK, STUFF_CAPACITY, XXL, XXL_BACKPACK_BONUS, ZONES,
-)  # fmt: skip
+    HAND_SIZE,
+    LOOKOUT,
+    MAX_FORT_LEVEL,
+    PARK,
+    STUFF_CAPACITY,
+    XXL,
+    XXL_BACKPACK_BONUS,
+    ZONES,
+)
 from fort_env.state_arrays import P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_TURNS
 
 GAMES = int(os.environ.get("FORT_INVARIANT_GAMES", "1000"))
@@ -76,7 +83,9 @@ def test_random_games_keep_invariants(num_players: int, setup: str) -> None:
         assert set(returns.tolist()) <= {1.0, -1.0} and 1.0 in returns
         totals = [row["total"] for row in state.score_breakdown()]
         assert max(totals) == totals[state.winners()[0]]
-        hands = [np.count_nonzero((state.zone == 2) & (state.owner == p)) for p in range(num_players)]
+        hands = [
+            np.count_nonzero((state.zone == 2) & (state.owner == p)) for p in range(num_players)
+        ]
         assert max(hands) <= HAND_SIZE
 
 
