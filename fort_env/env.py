@@ -12,7 +12,8 @@ Observation size   D = ``game.observation_size`` (1480 here, the same for 2, 3 a
 
 ("here": the shipped card set, C = 68 cards.) This module is the environment's spec; the rules
 engine (``fort_env.engine``) plays the game and this adapter maps its decisions to the
-agent-environment cycle.
+agent-environment cycle. ``fort_env.env`` names the ``env()`` function; the module's other
+names are reached with ``from fort_env.env import raw_env, final_rewards, ...``.
 
 Arguments
 ---------
@@ -179,6 +180,8 @@ Other methods
 - ``render()``: the table as text from the acting seat's point of view (rivals' hands as
   counts, their Lookouts as suits), the pending decision and the acting agent's legal actions;
   once the game is over the final table with every hand shown and the score breakdown.
+  ``table_text()`` returns the same text whatever the render mode; ``action_to_string(a)``
+  names an action in the current position.
 - ``to_record()``: the game so far as a JSON-able record (``fort_env.records``).
 - ``fort_state()`` / ``set_fort_state(state)``: a copy of the engine state (for search bots
   and analysis) / continue from a given position.
@@ -194,6 +197,7 @@ Version history
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -210,12 +214,13 @@ from .constants import (
     SCORE_TRIGGER,
     STUFF_CAPACITY,
     XXL_BACKPACK_BONUS,
-)  # fmt: skip
+)
 from .engine import FortGame, FortState
 from .errors import ConfigError
 from .hidden import SEED_LIMIT
 from .observation import SIZE_SCALE, observation_layout
 from .records import RecordError, make_record
+from .state_arrays import P_LEVEL
 from .text import card_label, state_to_string
 
 REWARD_MODES = ("win_loss", "rank", "score_margin")
@@ -267,6 +272,29 @@ def observation_box(game: FortGame) -> spaces.Box:
     return spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
 
 
+def rank_rewards(standings: Sequence[tuple[int, int]]) -> np.ndarray:
+    """``"rank"`` rewards, float64 shape ``(n,)``, from each seat's ``(total, fort_level)``.
+
+    Place ``k`` (0 first) is worth ``1 - 2 k / (n - 1)``; tied seats share the mean of their
+    places.
+    """
+    n = len(standings)
+    out = np.empty(n)
+    for p, key in enumerate(standings):
+        better = sum(k > key for k in standings)
+        tied = sum(k == key for k in standings)
+        places = np.arange(better, better + tied)
+        out[p] = float(np.mean(1.0 - 2.0 * places / (n - 1)))
+    return out
+
+
+def score_margin_rewards(totals: Sequence[int]) -> np.ndarray:
+    """``"score_margin"`` rewards, float64 shape ``(n,)``: (own - best rival) / scale."""
+    arr = np.asarray(totals, dtype=np.float64)
+    best_rival = np.array([np.delete(arr, p).max() for p in range(len(arr))])
+    return (arr - best_rival) / SCORE_MARGIN_SCALE
+
+
 def final_rewards(state: FortState, mode: str) -> np.ndarray:
     """Rewards of a finished game, float64 shape ``(num_players,)`` (module docstring, Rewards).
 
@@ -278,21 +306,12 @@ def final_rewards(state: FortState, mode: str) -> np.ndarray:
         raise ValueError("final_rewards needs a finished game")
     if mode == "win_loss":
         return state.returns()
-    totals = np.array([row["total"] for row in state.score_breakdown()], dtype=np.float64)
-    n = len(totals)
+    totals = [row["total"] for row in state.score_breakdown()]
     if mode == "rank":
-        levels = [row["fort_level"] for row in state.score_breakdown()]
-        keys = list(zip(totals.tolist(), levels, strict=True))
-        out = np.empty(n)
-        for p, key in enumerate(keys):
-            better = sum(k > key for k in keys)
-            tied = sum(k == key for k in keys)
-            places = np.arange(better, better + tied)
-            out[p] = float(np.mean(1.0 - 2.0 * places / (n - 1)))
-        return out
+        levels = state.players[:, P_LEVEL].tolist()  # the level; the breakdown has its points
+        return rank_rewards(list(zip(totals, levels, strict=True)))
     if mode == "score_margin":
-        best_rival = np.array([np.delete(totals, p).max() for p in range(n)])
-        return (totals - best_rival) / SCORE_MARGIN_SCALE
+        return score_margin_rewards(totals)
     raise ConfigError(f"reward must be one of {REWARD_MODES}, got {mode!r}")
 
 
@@ -347,7 +366,7 @@ class raw_env(AECEnv):
         self.reward_mode = reward
         self.max_decisions = max_decisions
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
-        self.agents = []
+        self.agents: list[str] = []
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         n_actions = self.game.num_distinct_actions
         box = observation_box(self.game)
@@ -514,7 +533,8 @@ class raw_env(AECEnv):
             lines.append(f"Truncated after {self.max_decisions} decisions.")
         else:
             lines.append(f"Legal actions of {self.possible_agents[seat]}:")
-            lines += [f"  {a:4d}  {s.action_to_string(a)}" for a in np.flatnonzero(self._mask)]
+            legal = np.flatnonzero(self._mask).tolist()
+            lines += [f"  {a:4d}  {s.action_to_string(a)}" for a in legal]
         return "\n".join(lines)
 
     def _describe_decision(self) -> str:

@@ -1,0 +1,96 @@
+"""The ``fort-env`` command line (console script ``fort-env = "fort_env.cli:app"``).
+
+One function per command; each command's docstring is its ``--help`` text.
+
+- ``fort-env replay FILE``: print a saved game (``fort_env.records``) turn by turn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .decisions import DecisionKind
+from .engine import FortState
+from .errors import FortError
+from .records import load_record
+from .records import replay as replay_record
+from .text import state_to_string
+
+app = typer.Typer(
+    help="fort-env: the card game Fort as a reinforcement-learning environment.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+class _DecisionPrinter:
+    """Prints each decision of a replay as one line, with a header when a new turn starts."""
+
+    def __init__(self, states: bool) -> None:
+        self.states = states  # also print the whole table before each decision
+        self.leader: int | None = None  # leader of the turn being printed; -1 in the draft
+        self.turns = 0
+        self.index = 0
+
+    def __call__(self, state: FortState, action: int) -> None:
+        decision = state.decision
+        leader = -1 if decision.kind == DecisionKind.DRAFT else decision.context["leader"]
+        if leader != self.leader:
+            self.leader = leader
+            if leader < 0:
+                typer.echo("\n== Draft ==")
+            else:
+                self.turns += 1
+                typer.echo(f"\n== Turn {self.turns}: player_{leader} leads ==")
+        if self.states:
+            typer.echo(state_to_string(state))
+        typer.echo(
+            f"{self.index:5d}  player_{decision.player}  {decision.kind.name:<13} "
+            f"{state.action_to_string(action)}"
+        )
+        self.index += 1
+
+
+@app.callback()
+def main() -> None:
+    """fort-env: the card game Fort as a reinforcement-learning environment."""
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="a game record (JSON)")],
+    states: Annotated[
+        bool, typer.Option("--states", help="print the whole table before every decision")
+    ] = False,
+) -> None:
+    """Print a saved game turn by turn: who decided what, then the final scores.
+
+    Exits with status 1 if the file is not a record or does not replay.
+    """
+    try:
+        record = load_record(file)
+    except FortError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from e
+    cfg = record["config"]
+    cards = "shipped cards" if cfg["cards"] is None else f"cards from {cfg['cards']}"
+    typer.echo(
+        f"{file}: {cfg['num_players']} players, {cfg['setup']} setup, {cards}, "
+        f"seed {record['seed']}, {len(record['actions'])} decisions"
+    )
+    try:
+        final = replay_record(record, on_decision=_DecisionPrinter(states))
+    except FortError as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from e
+    if not final.is_terminal():
+        typer.echo("\n== The record stops before the end of the game ==")
+        return
+    typer.echo("\n== Game over ==")
+    for p, row in enumerate(final.score_breakdown()):
+        parts = ", ".join(f"{key} {value}" for key, value in row.items())
+        typer.echo(f"player_{p}: {parts}")
+    typer.echo("Winners: " + ", ".join(f"player_{p}" for p in final.winners()))

@@ -1,0 +1,185 @@
+"""Game records: a game saved as its configuration, seed and actions, and replayed exactly.
+
+A record is a JSON object:
+
+```
+{
+  "format": "fort-env-record",
+  "version": 1,
+  "config": {"num_players": 4, "setup": "basic", "cards": null},
+  "seed": 7,
+  "actions": [12, 147, 219, ...],
+  "result": {"scores": [31, 24, 27, 19], "winners": [0]}
+}
+```
+
+- ``config``: the :class:`~fort_env.engine.FortGame` arguments; ``cards`` is ``null`` for the
+  shipped card set, else the card data directory as it was given (a record of a custom card
+  set replays only where that directory is).
+- ``seed``: the game's seed (``FortGame.new_initial_state(seed)``, ``env.reset(seed=seed)``).
+- ``actions``: every decision's action, in order, whoever took it.
+- ``result`` (finished games only): each seat's total score and the winning seats, checked on
+  replay so that a record made with other rules fails loudly instead of replaying another game.
+
+Since randomness lives in the state and is seeded, the seed and the actions determine the game.
+Records come from ``env.unwrapped.to_record()`` (or :func:`make_record`); ``fort-env replay
+FILE`` prints one turn by turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .engine import FortGame, FortState
+from .errors import FortError, IllegalActionError
+from .hidden import SEED_LIMIT
+
+RECORD_FORMAT = "fort-env-record"
+RECORD_VERSION = 1
+
+
+class RecordError(FortError, ValueError):
+    """A record is malformed or does not replay (names the field or the action)."""
+
+
+def make_record(
+    config: dict[str, Any], seed: int, actions: Sequence[int], state: FortState | None = None
+) -> dict[str, Any]:
+    """A record of the game dealt from ``seed`` with ``config`` and played with ``actions``.
+
+    Args:
+        config: ``{"num_players", "setup", "cards"}`` as given to ``FortGame``.
+        seed: the game's seed.
+        actions: the actions taken, in order.
+        state: the position after ``actions``; when it is terminal its result is recorded.
+    """
+    record: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "version": RECORD_VERSION,
+        "config": {
+            "num_players": int(config["num_players"]),
+            "setup": str(config["setup"]),
+            "cards": None if config.get("cards") is None else str(config["cards"]),
+        },
+        "seed": int(seed),
+        "actions": [int(a) for a in actions],
+    }
+    if state is not None and state.is_terminal():
+        record["result"] = _result(state)
+    return record
+
+
+def _result(state: FortState) -> dict[str, list[int]]:
+    return {
+        "scores": [row["total"] for row in state.score_breakdown()],
+        "winners": [int(p) for p in state.winners()],
+    }
+
+
+def validate_record(record: Any) -> dict[str, Any]:
+    """Check the shape of a record (not that it replays) and return it.
+
+    Raises:
+        RecordError: a missing or malformed field, named.
+    """
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, got {type(record).__name__}")
+    if record.get("format") != RECORD_FORMAT:
+        raise _bad("format", repr(RECORD_FORMAT), record.get("format"))
+    if record.get("version") != RECORD_VERSION:
+        raise _bad("version", str(RECORD_VERSION), record.get("version"))
+    config = record.get("config")
+    if not isinstance(config, dict):
+        raise _bad("config", "an object", config)
+    if not _is_int(config.get("num_players")):
+        raise _bad("config.num_players", "an int", config.get("num_players"))
+    if not isinstance(config.get("setup"), str):
+        raise _bad("config.setup", "a string", config.get("setup"))
+    if config.get("cards") is not None and not isinstance(config["cards"], str):
+        raise _bad("config.cards", "null or a path", config["cards"])
+    seed = record.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:
+        raise _bad("seed", "an int in [0, 2**62)", seed)
+    actions = record.get("actions")
+    if not isinstance(actions, list) or not all(_is_int(a) for a in actions):
+        raise _bad("actions", "a list of ints", actions)
+    result = record.get("result")
+    if result is not None and (
+        not isinstance(result, dict)
+        or not isinstance(result.get("scores"), list)
+        or not isinstance(result.get("winners"), list)
+    ):
+        raise _bad("result", "{'scores': [...], 'winners': [...]}", result)
+    return record
+
+
+def _bad(field: str, expected: str, got: Any) -> RecordError:
+    return RecordError(f"field {field!r}: expected {expected}, got {got!r}")
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def replay(
+    record: dict[str, Any], on_decision: Callable[[FortState, int], None] | None = None
+) -> FortState:
+    """Replay a record and return the position after its last action.
+
+    Args:
+        record: a record (see the module docstring), e.g. from :func:`load_record`.
+        on_decision: called as ``on_decision(state, action)`` before each action is applied
+            (``state`` is the live position: read it, do not change it).
+
+    Raises:
+        RecordError: the record is malformed, an action is illegal where it is taken, or the
+            final scores or winners differ from the record's ``result``.
+        ConfigError: the configuration is not a valid game.
+    """
+    validate_record(record)
+    cfg = record["config"]
+    game = FortGame(cfg["num_players"], cfg["setup"], cfg["cards"])
+    state = game.new_initial_state(seed=record["seed"])
+    for i, action in enumerate(record["actions"]):
+        if on_decision is not None:
+            on_decision(state, action)
+        try:
+            state.apply_action(action)
+        except IllegalActionError as e:
+            raise RecordError(f"actions[{i}] = {action} does not replay: {e}") from e
+    result = record.get("result")
+    if result is not None:
+        if not state.is_terminal():
+            raise RecordError("the record has a result but its actions do not finish the game")
+        replayed = _result(state)
+        if replayed != {"scores": result["scores"], "winners": result["winners"]}:
+            raise RecordError(f"replayed result {replayed} differs from the record's {result}")
+    return state
+
+
+def dumps_record(record: dict[str, Any]) -> str:
+    """JSON text of a record, one top-level field a line (valid JSON, diff-friendly)."""
+    fields = [f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in record.items()]
+    return "{\n" + ",\n".join(fields) + "\n}\n"
+
+
+def save_record(record: dict[str, Any], path: str | Path) -> None:
+    """Write a record as JSON (:func:`dumps_record`) to ``path``."""
+    Path(path).write_text(dumps_record(validate_record(record)), encoding="utf-8")
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read and check a record saved by :func:`save_record`.
+
+    Raises:
+        RecordError: the file is not JSON or not a record.
+        OSError: the file cannot be read.
+    """
+    try:
+        record = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise RecordError(f"{path}: not JSON: {e}") from e
+    return validate_record(record)
