@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from .constants import (
     TRASH,
     USED,
     YARD,
+    ZONES,
 )
 from .decisions import DecisionKind
 from .state_arrays import (
@@ -61,19 +62,13 @@ from .state_arrays import (
     C_RES_CHOICE,
     C_SCULPTURE,
     C_STAGE,
-    P_LEVEL,
-    P_PACK_P,
-    P_PACK_T,
-    P_SCORE,
-    P_STUFF_P,
-    P_STUFF_T,
-    P_TURNS,
 )
 
 if TYPE_CHECKING:
     from .engine import FortGame, FortState
 
 SIZE_SCALE = 10.0  # pile sizes are divided by this
+PARK_DECK_CARDS = 60.0  # the Park deck's size at setup (rulebook p.2)
 
 
 @dataclass(frozen=True)
@@ -178,86 +173,112 @@ def observation_layout(num_players: int = 4, game: FortGame | None = None) -> Ob
     return _layout(g.num_cards)
 
 
+@lru_cache(maxsize=16)
+def _card_blocks(num_cards: int) -> tuple[np.ndarray, dict[str, int]]:
+    """Where each (zone, owner seen from the observer) writes its per-card 0/1 block.
+
+    ``table[zone, r]`` is the offset of the block for a card in ``zone`` whose owner is ``r``
+    seats to the observer's left (``r = MAX_PLAYERS`` for no owner), or -1 when the observer
+    may not see which card it is.
+    """
+    lay = _layout(num_cards)
+    off = {s.name: s.offset for s in lay.slices}
+    table = np.full((len(ZONES), MAX_PLAYERS + 1), -1, dtype=np.int64)
+    for z, name in ((HAND, "my_hand"), (DECK, "my_deck"), (DISCARD, "my_discard"),
+                    (YARD, "my_yard"), (LOOKOUT, "my_lookout"), (DRAFT_KEPT, "my_draft_kept"),
+                    (DRAFT_PACK, "my_draft_pack")):  # fmt: skip
+        table[z, 0] = off[name]
+    for r in range(1, MAX_PLAYERS):
+        table[YARD, r] = off["rival_yard"] + (r - 1) * num_cards
+        table[DISCARD, r] = off["rival_discard"] + (r - 1) * num_cards
+    for z, name in ((IN_PLAY, "in_play"), (FOLLOWED, "followed"), (PARK, "park"), (TRASH, "trash")):
+        table[z, :] = off[name]
+    return table, off
+
+
 def observation_tensor(state: FortState, player: int) -> np.ndarray:
     """``player``'s observation: float32, shape ``(layout.size,)``; a fresh array."""
-    g = state.game
-    lay = _layout(g.num_cards)
-    obs = np.zeros(lay.size, dtype=np.float32)
-    n = g.num_players
-    zone, owner, ctx = state.zone, state.owner, state.ctx
-
-    def put(name: str, value: Any, index: Any = slice(None)) -> None:
-        lay.view(obs, name)[index] = value
-
-    def rel(seat: int) -> int:
-        return (seat - player) % n
-
-    kind = int(ctx[C_DECISION])
-    put("decision", 1.0, kind)
-    if not state.is_terminal():
-        put("actor", 1.0, rel(int(ctx[C_ACTOR])))
-    put("leader", 1.0, rel(int(ctx[C_LEADER])))
-    put("first_player", 1.0, rel(int(ctx[C_FIRST])))
-    if ctx[C_PLAYED] >= 0:
-        put("played_card", 1.0, int(ctx[C_PLAYED]))
-    if ctx[C_MODE] >= 0:
-        put("mode", 1.0, int(ctx[C_MODE]))
     from .engine import ST_ACTION, ST_FOLLOW_RUN
 
+    g = state.game
+    c = g.num_cards
+    table, off = _card_blocks(c)
+    obs = np.zeros(_layout(c).size, dtype=np.float32)
+    n = g.num_players
+    zone, owner = state.zone, state.owner
+    ctx = state.ctx.tolist()
+
+    # Cards: one scatter for every zone the observer may see card by card.
+    rel_owner = np.where(owner >= 0, (owner - player) % n, MAX_PLAYERS)
+    target = table[zone, rel_owner]
+    seen = target >= 0
+    obs[target[seen] + np.flatnonzero(seen)] = 1.0
+    # Piles per (zone, seat) in one count.
+    key = zone.astype(np.int64) * MAX_PLAYERS + np.where(owner >= 0, owner, 0)
+    piles = np.bincount(key[owner >= 0], minlength=len(ZONES) * MAX_PLAYERS)
+
+    kind = ctx[C_DECISION]
+    obs[off["decision"] + kind] = 1.0
+    if not state.is_terminal():
+        obs[off["actor"] + (ctx[C_ACTOR] - player) % n] = 1.0
+    obs[off["leader"] + (ctx[C_LEADER] - player) % n] = 1.0
+    obs[off["first_player"] + (ctx[C_FIRST] - player) % n] = 1.0
+    if ctx[C_PLAYED] >= 0:
+        obs[off["played_card"] + ctx[C_PLAYED]] = 1.0
+    if ctx[C_MODE] >= 0:
+        obs[off["mode"] + ctx[C_MODE]] = 1.0
     if ctx[C_STAGE] in (ST_ACTION, ST_FOLLOW_RUN):
-        put("running_action", 1.0, int(ctx[C_PROG_SIDE]))
-        put("running_action", float(ctx[C_PROG_FULL]), 2)
-    put("play_suits", state.play_suits)
+        obs[off["running_action"] + ctx[C_PROG_SIDE]] = 1.0
+        obs[off["running_action"] + 2] = float(ctx[C_PROG_FULL])
+    obs[off["play_suits"] : off["play_suits"] + NUM_SUITS] = state.play_suits
     for i, slot in enumerate((C_ANY_PUB, C_ANY_PRIV)):
         if ctx[slot] >= 0:
-            put("any_suit", 1.0, (i, int(ctx[slot])))
+            obs[off["any_suit"] + i * NUM_SUITS + ctx[slot]] = 1.0
     for i, slot in enumerate((C_RES_CHOICE, C_LEADER_RES)):
         if ctx[slot] >= 0:
-            put("resource_choice", 1.0, (i, int(ctx[slot])))
+            obs[off["resource_choice"] + i * 2 + ctx[slot]] = 1.0
     if ctx[C_CONVERT_DIR] >= 0:
-        put("convert_from", 1.0, int(ctx[C_CONVERT_DIR]))
-    put("cost_to_pay", (ctx[C_PAY_T], ctx[C_PAY_P], ctx[C_PAY_E]))
+        obs[off["convert_from"] + ctx[C_CONVERT_DIR]] = 1.0
+    obs[off["cost_to_pay"] : off["cost_to_pay"] + 3] = (ctx[C_PAY_T], ctx[C_PAY_P], ctx[C_PAY_E])
 
-    mine = owner == player
-    for name, z in (("my_hand", HAND), ("my_deck", DECK), ("my_discard", DISCARD),
-                    ("my_yard", YARD), ("my_lookout", LOOKOUT), ("my_draft_kept", DRAFT_KEPT),
-                    ("my_draft_pack", DRAFT_PACK)):  # fmt: skip
-        put(name, (zone == z) & mine)
-    held = np.flatnonzero(state.rule_loc == player)
-    if len(held):
-        put("my_made_up_rule", 1.0, int(held[0]))
+    rule_loc = state.rule_loc.tolist()
+    if player in rule_loc:
+        obs[off["my_made_up_rule"] + rule_loc.index(player)] = 1.0
     if kind == DecisionKind.PICK_RULE and ctx[C_ACTOR] == player:
-        put("rule_stack", state.rule_loc == IN_STACK)
-    put("in_play", zone == IN_PLAY)
-    put("followed", zone == FOLLOWED)
-    put("park", zone == PARK)
-    put("trash", zone == TRASH)
-    suit_counts = g.suit_counts
+        for i, loc in enumerate(rule_loc):
+            if loc == IN_STACK:
+                obs[off["rule_stack"] + i] = 1.0
+    # Rivals' Lookouts: suits only.
+    for cid in np.flatnonzero((zone == LOOKOUT) & (owner != player)).tolist():
+        r = (int(owner[cid]) - player) % n
+        base = off["rival_lookout_suits"] + (r - 1) * NUM_SUITS
+        obs[base : base + NUM_SUITS] += g.suit_counts[cid]
+    perk_loc = state.perk_loc.tolist()
+    players = state.players.tolist()
     for seat in range(n):
-        r = rel(seat)
-        theirs = owner == seat
-        if r > 0:
-            put("rival_yard", (zone == YARD) & theirs, r - 1)
-            put("rival_discard", (zone == DISCARD) & theirs, r - 1)
-            look = np.flatnonzero((zone == LOOKOUT) & theirs)
-            put("rival_lookout_suits", suit_counts[look].sum(axis=0), r - 1)
-        pl = state.players[seat]
-        put("resources", (pl[P_STUFF_P], pl[P_STUFF_T], pl[P_PACK_P], pl[P_PACK_T]), r)
-        put("fort_level", 1.0, (r, int(pl[P_LEVEL])))
-        put("score", pl[P_SCORE] / SCORE_TRIGGER, r)
-        sizes = [
-            np.count_nonzero((zone == z) & theirs) for z in (HAND, DECK, DISCARD, YARD, LOOKOUT)
-        ]
-        put("pile_sizes", np.array(sizes) / SIZE_SCALE, r)
-        put("has_made_up_rule", float(np.any(state.rule_loc == seat)), r)
-        put("perks", state.perk_loc == seat, r)
-        put("turns", pl[P_TURNS] / SIZE_SCALE, r)
-        put("seats", 1.0, r)
-    put("perk_row", state.perk_loc == IN_STACK)
-    put("perk_used", state.perk_loc == USED)
-    sculpture = int(ctx[C_SCULPTURE])
-    put("sculpture", 1.0, MAX_PLAYERS if sculpture < 0 else rel(sculpture))
-    put("park_deck_size", np.count_nonzero(zone == PARK_DECK) / 60.0)
-    put("rule_stack_size", float(np.count_nonzero(state.rule_loc == IN_STACK)))
-    put("end_triggered", float(ctx[C_END]))
+        r = (seat - player) % n
+        stuff_p, stuff_t, pack_p, pack_t, level, score, turns = players[seat]
+        base = off["resources"] + 4 * r
+        obs[base : base + 4] = (stuff_p, stuff_t, pack_p, pack_t)
+        obs[off["fort_level"] + r * (MAX_FORT_LEVEL + 1) + level] = 1.0
+        obs[off["score"] + r] = score / SCORE_TRIGGER
+        base = off["pile_sizes"] + 5 * r
+        for j, z in enumerate((HAND, DECK, DISCARD, YARD, LOOKOUT)):
+            obs[base + j] = piles[z * MAX_PLAYERS + seat] / SIZE_SCALE
+        obs[off["has_made_up_rule"] + r] = float(seat in rule_loc)
+        for i, loc in enumerate(perk_loc):
+            if loc == seat:
+                obs[off["perks"] + r * len(PERKS) + i] = 1.0
+        obs[off["turns"] + r] = turns / SIZE_SCALE
+        obs[off["seats"] + r] = 1.0
+    for i, loc in enumerate(perk_loc):
+        if loc == IN_STACK:
+            obs[off["perk_row"] + i] = 1.0
+        elif loc == USED:
+            obs[off["perk_used"] + i] = 1.0
+    sculpture = ctx[C_SCULPTURE]
+    obs[off["sculpture"] + (MAX_PLAYERS if sculpture < 0 else (sculpture - player) % n)] = 1.0
+    obs[off["park_deck_size"]] = np.count_nonzero(zone == PARK_DECK) / PARK_DECK_CARDS
+    obs[off["rule_stack_size"]] = float(rule_loc.count(IN_STACK))
+    obs[off["end_triggered"]] = float(ctx[C_END])
     return obs

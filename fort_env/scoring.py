@@ -83,7 +83,8 @@ def made_up_rule_points(state: FortState, p: int) -> int:
 
 def score_breakdown(state: FortState) -> list[dict[str, int]]:
     """Per seat: ``track`` (Victory Track), ``fort_level`` (its points), ``made_up_rule``,
-    ``macaroni`` (4 for the sculpture), ``total`` (rulebook p.11)."""
+    ``macaroni`` (4 for the sculpture), ``total`` (their sum, rulebook p.11), and ``level``
+    (the Fort Level itself, the tie-break; not part of the total)."""
     out = []
     for p in range(state.game.num_players):
         row = {
@@ -93,6 +94,7 @@ def score_breakdown(state: FortState) -> list[dict[str, int]]:
             "macaroni": MACARONI_POINTS if state.ctx[C_SCULPTURE] == p else 0,
         }
         row["total"] = sum(row.values())
+        row["level"] = int(state.players[p, P_LEVEL])  # the Fort Level itself (tie-break)
         out.append(row)
     return out
 

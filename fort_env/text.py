@@ -114,6 +114,7 @@ def state_to_string(state: FortState, viewer: int | None = None) -> str:
             lines.append(f"  lookout: {names(look)}")
         else:
             lines.append(
-                f"  lookout: {', '.join('/'.join(g.cards[c].suit_names) for c in look) or '-'}"
+                # sorted: the order of ids would tell which hidden cards are there
+                f"  lookout: {', '.join(sorted('/'.join(g.cards[c].suit_names) for c in look)) or '-'}"
             )
     return "\n".join(lines)
