@@ -94,3 +94,19 @@ def replay(
         parts = ", ".join(f"{key} {value}" for key, value in row.items())
         typer.echo(f"player_{p}: {parts}")
     typer.echo("Winners: " + ", ".join(f"player_{p}" for p in final.winners()))
+
+
+@app.command()
+def bench(
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    seconds: Annotated[float, typer.Option(help="Seconds per round of each figure.")] = 2.0,
+    rounds: Annotated[int, typer.Option(help="Rounds per figure (the median is kept).")] = 3,
+    num_players: Annotated[int, typer.Option(help="Players in the Fort games.")] = 4,
+) -> None:
+    """Measure decisions/s of Fort (engine and AEC loop) and of PettingZoo peers, in one run."""
+    import json
+
+    from .bench import format_bench, run_bench
+
+    result = run_bench(seconds=seconds, rounds=rounds, num_players=num_players)
+    typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))

@@ -414,7 +414,7 @@ class FortState(StateArrays):
 
     def legal_actions(self) -> list[int]:
         """The legal actions, ascending."""
-        return [] if self.is_terminal() else sorted(self._legal())
+        return [] if self.is_terminal() else list(self._legal())
 
     def apply_action(self, action: int) -> None:
         """Take ``action`` for the acting player.
@@ -423,7 +423,7 @@ class FortState(StateArrays):
             IllegalActionError: the action is not legal now; the state is unchanged.
         """
         a = int(action)
-        if self.is_terminal() or a not in self._legal():
+        if self.is_terminal() or a not in self._legal_set():
             why = "out of range" if not 0 <= a < self.game.num_distinct_actions else "not legal"
             raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
         self._apply(a)
@@ -1219,10 +1219,20 @@ class FortState(StateArrays):
         return False
 
     def _legal(self) -> list[int]:
-        """Raw-legal actions, minus those after which the play cannot be completed."""
+        """Raw-legal actions, minus those after which the play cannot be completed (sorted;
+        computed once per position)."""
+        if self._legal_memo is None:
+            self._legal_memo = self._compute_legal()
+        return self._legal_memo
+
+    def _legal_set(self) -> frozenset[int] | list[int]:
+        legal = self._legal()
+        return legal if len(legal) < 16 else frozenset(legal)
+
+    def _compute_legal(self) -> list[int]:
         raw = self._raw_legal()
         if self.ctx[C_STAGE] not in _SEARCHED_STAGES or self._constraint_met():
-            return raw
+            return sorted(raw)
         L = self.game.layout
         goal = int(self.ctx[C_SERIAL])
         classes: dict[object, list[int]] = {}
@@ -1400,6 +1410,7 @@ class FortState(StateArrays):
     # ------------------------------------------------------------------ applying
     def _apply(self, a: int) -> None:
         """Apply an action known to be legal."""
+        self._legal_memo = None
         L = self.game.layout
         name, i = L.decode(a)
         p = int(self.ctx[C_ACTOR])

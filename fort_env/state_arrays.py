@@ -72,7 +72,10 @@ ARRAYS: dict[str, tuple[type, Any]] = {
 class StateArrays:
     """Holder of a state's arrays; the rules live in the subclass ``FortState``."""
 
-    __slots__ = ("game", *ARRAYS)
+    # _legal_memo: the acting player's legal actions, computed once per position; every
+    # mutation goes through FortState._apply, which clears it (clones start without it).
+    __slots__ = ("_legal_memo", "game", *ARRAYS)
+    _legal_memo: list[int] | None
     game: FortGame
     zone: np.ndarray
     owner: np.ndarray
@@ -91,6 +94,7 @@ class StateArrays:
     def empty(cls, game: FortGame) -> Any:
         s = cls.__new__(cls)
         s.game = game
+        s._legal_memo = None
         for name, (dtype, shape) in ARRAYS.items():
             setattr(s, name, np.zeros(shape(game.num_cards, game.num_players), dtype=dtype))
         s.owner[:] = -1
@@ -103,6 +107,7 @@ class StateArrays:
         """An independent copy (copies every array; shares only the immutable game)."""
         s = object.__new__(type(self))
         s.game = self.game
+        s._legal_memo = None
         s.zone = self.zone.copy()
         s.owner = self.owner.copy()
         s.pos = self.pos.copy()
@@ -135,6 +140,7 @@ class StateArrays:
         other = type(self).from_dict(game, data["state"])
         for name in ("game", *ARRAYS):
             setattr(self, name, getattr(other, name))
+        self._legal_memo = None
 
     def _config(self) -> dict[str, Any]:
         g = self.game

@@ -22,6 +22,7 @@ Cards are named by nickname (the first copy not yet placed is used) or by card i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -155,7 +156,10 @@ def build_dict(
         # A round starts at `first`; seats from `first` up to the leader have had one more turn.
         ahead = (p - first) % num_players < (leader - first) % num_players
         row["turns"] = 1 + int(ahead)
-    for table, keys in ((stuff, ("stuff_pizza", "stuff_toys")), (pack, ("pack_pizza", "pack_toys"))):
+    for table, keys in (
+        (stuff, ("stuff_pizza", "stuff_toys")),
+        (pack, ("pack_pizza", "pack_toys")),
+    ):
         for seat, (pizza, toys) in (table or {}).items():
             d["players"][seat][keys[0]], d["players"][seat][keys[1]] = pizza, toys
     for table, key in ((level, "fort_level"), (score, "score"), (turns, "turns")):
@@ -197,7 +201,14 @@ def build(num_players: int = 2, **kwargs: Any) -> FortState:
             ``num_players + 1`` unheld perks in glossary order).
         rules: ``{seat: made-up rule}``; rule_stack: the stack (same default as the row).
         sculpture: the seat holding the macaroni sculpture, -1 for none.
-        Best Friends not placed go to the bottom of their owner's deck.
+        end_triggered: set the end flag (the round then finishes as usual).
+        seed, setup: passed to ``new_initial_state``/``FortGame`` (future shuffles).
+        Best Friends not placed go to the bottom of their owner's deck; Best Friends of boards
+        nobody plays are out of the game. The leader's Yard should stay empty: at a PLAY
+        decision their Cleanup has already happened.
+
+    Raises:
+        ValueError: an unknown card name or id, a card placed twice, a seat not in the game.
     """
     d = build_dict(num_players, **kwargs)
     return FortState.from_dict(game_for(num_players, kwargs.get("setup", "basic")), d)
@@ -207,7 +218,13 @@ def build(num_players: int = 2, **kwargs: Any) -> FortState:
 
 
 def legal_strings(state: FortState) -> list[str]:
+    """``action_to_string`` of every legal action, in action order."""
     return [state.action_to_string(a) for a in state.legal_actions()]
+
+
+def legal(state: FortState) -> list[str]:
+    """The legal action texts without card ids (``"add The Moles [shovel/shovel]"``), sorted."""
+    return sorted(re.sub(r"#\d+$", "", t) for t in legal_strings(state))
 
 
 def find(state: FortState, text: str) -> int:

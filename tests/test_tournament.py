@@ -1,0 +1,115 @@
+"""Tournaments: seat rotation, the result schema, JSON output, Wilson intervals, ratings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents import cli
+from agents.tournament import format_table, run_tournament, unique_names, wilson_interval
+
+AGENT_KEYS = {
+    "spec", "games", "wins", "win_rate", "win_rate_ci95", "mean_score", "mean_rank",
+    "seat_games", "seat_win_rates", "rating", "think_seconds_per_game",
+    "think_seconds_per_decision",
+}  # fmt: skip
+RUN_KEYS = {
+    "agents", "games", "num_players", "setup", "seed", "workers", "wall_seconds", "game_length",
+    "end_triggers", "first_player_win_rate", "shared_victories",
+}  # fmt: skip
+
+
+def test_wilson_interval_numbers() -> None:
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert wilson_interval(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert wilson_interval(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
+    assert wilson_interval(90, 100) == pytest.approx((0.82563, 0.94477), abs=1e-5)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_unique_names() -> None:
+    assert unique_names(["heuristic", "random", "random", "random"]) == [
+        "heuristic", "random", "random#2", "random#3",
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def three_player() -> dict:
+    return run_tournament(["builder", "random", "scorer"], 3, 6, seed=3, progress=False)
+
+
+def test_seat_rotation(three_player: dict) -> None:
+    for a in three_player["agents"].values():
+        assert a["seat_games"] == [2, 2, 2]
+        assert a["games"] == 6
+
+
+def test_result_schema(three_player: dict) -> None:
+    r = three_player
+    assert RUN_KEYS <= set(r)
+    assert set(r["agents"]) == {"builder", "random", "scorer"}
+    for a in r["agents"].values():
+        assert AGENT_KEYS <= set(a)
+        lo, hi = a["win_rate_ci95"]
+        assert lo <= a["win_rate"] <= hi
+        assert 1.0 <= a["mean_rank"] <= 3.0
+        assert set(a["rating"]) == {"mu", "sigma", "ordinal"}
+    assert set(r["end_triggers"]) == {"score_25", "fort_level_5", "park_deck_empty"}
+    assert sum(r["end_triggers"].values()) >= r["games"]
+    assert set(r["game_length"]) == {"decisions", "rounds"}
+    wins = sum(a["wins"] for a in r["agents"].values())
+    assert wins == r["games"] + r["shared_victories"] or wins >= r["games"]
+    json.dumps(r)
+
+
+def test_same_seed_same_result_any_worker_count() -> None:
+    def strip(r: dict) -> dict:
+        r = dict(r)
+        for key in ("wall_seconds", "workers"):
+            r.pop(key)
+        r["agents"] = {
+            k: {kk: vv for kk, vv in v.items() if not kk.startswith("think")} for k, v in r["agents"].items()
+        }
+        return r
+
+    one = run_tournament(["heuristic", "random"], 2, 4, seed=9, workers=1, progress=False)
+    two = run_tournament(["heuristic", "random"], 2, 4, seed=9, workers=2, progress=False)
+    assert strip(one) == strip(two)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="one agent per seat"):
+        run_tournament(["heuristic"], 2, 2, progress=False)
+    with pytest.raises(ValueError, match="unknown agent"):
+        run_tournament(["heuristic", "nope"], 2, 2, progress=False)
+    with pytest.raises(ValueError):
+        run_tournament(["heuristic", "random"], 2, 0, progress=False)
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    cli.tournament("heuristic,random", num_players=2, games=2, seed=1, json_output=True, progress=False)
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert data["games"] == 2 and set(data["agents"]) == {"heuristic", "random"}
+
+
+def test_table_output(three_player: dict) -> None:
+    text = format_table(three_player)
+    for name in ("builder", "random", "scorer", "end triggers", "first-player win rate"):
+        assert name in text
+
+
+def test_typer_commands() -> None:
+    import typer
+    from typer.testing import CliRunner
+
+    app = typer.Typer()
+    cli.register(app)
+    runner = CliRunner()
+    result = runner.invoke(app, ["tournament", "--agents", "heuristic,random", "--games", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout.strip().splitlines()[-1])["games"] == 2
+    bad = runner.invoke(app, ["tournament", "--agents", "heuristic", "--games", "2"])
+    assert bad.exit_code == 2
+    assert "one agent per seat" in bad.output
