@@ -151,6 +151,27 @@ def effect_to_string(node: Effect | None) -> str:
     return f"{inner} x {label}"
 
 
+# Upper bounds of each multiplier in any game, used to refuse at load an action that could
+# unroll past MAX_ACTION_STEPS: suits on the played card, a hand of 5 plus a recycled card and
+# a full Lookout of 6, two suits each; a Pack of 6 + 2 (XXL Backpack); a Lookout of 6.
+MAX_ACTION_STEPS = 128
+_MULT_BOUND = {MULT_SUIT: 2 * (1 + 6 + 6), MULT_ANY_SUIT: 2 * (1 + 6 + 6),
+               MULT_FORT_LEVEL: MAX_FORT_LEVEL, MULT_PACK_SIZE: MAX_FORT_LEVEL + 1 + 2,
+               MULT_LOOKOUT_SIZE: MAX_FORT_LEVEL + 1}  # fmt: skip
+
+
+def max_steps(node: Effect | None) -> int:
+    """The most steps an action can unroll to in any game (see ``_MULT_BOUND``)."""
+    if node is None:
+        return 0
+    if node[0] == ATOM:
+        return 1
+    if node[0] == THEN:
+        return max_steps(node[1]) + max_steps(node[2])
+    bound = node[3] if node[2] == MULT_CONST else _MULT_BOUND[node[2]]
+    return bound * max_steps(node[1])
+
+
 def count_verb(node: Effect | None, verb: int) -> int:
     """How many times ``verb`` is printed in an effect tree (Big Plans counts advances)."""
     if node is None:
@@ -263,6 +284,12 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
                 parsed[side] = parse_action(text)
             except ValueError as exc:
                 raise CardDataError(path, name, side, f"{text!r}: {exc}") from None
+            longest = max_steps(parsed[side])
+            if longest > MAX_ACTION_STEPS:
+                raise CardDataError(
+                    path, name, side,
+                    f"{text!r} can unroll to {longest} steps; the limit is {MAX_ACTION_STEPS}",
+                )  # fmt: skip
         unknown = set(entry) - {"name", "suits", "public", "private", "copies", "board"}
         if unknown:
             raise CardDataError(path, name, sorted(unknown)[0], "unknown field")

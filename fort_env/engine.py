@@ -101,6 +101,7 @@ from .state_arrays import (
     C_ANY_PRIV,
     C_ANY_PUB,
     C_ANY_SIDE,
+    C_BOTH_FULL,
     C_CONVERT_DIR,
     C_COPIED,
     C_DECISION,
@@ -166,7 +167,7 @@ _SEARCHED_STAGES = frozenset(
         ST_FOLLOW_SECOND,
         ST_FOLLOW_RUN,
         ST_PROBE,
-    )  # fmt: skip
+    )
 )
 REWARD_RULE, REWARD_PERK = 1, 2
 SEARCH_MEMO_LIMIT = 200_000  # entries (16-byte digests) before the memo is cleared
@@ -564,7 +565,8 @@ class FortState(StateArrays):
         leader = int(self.ctx[C_LEADER])
         effect = self.game.effects[int(self.ctx[C_PLAYED])][side]
         any_suit = int(self.ctx[C_ANY_PUB if side == A.PUBLIC else C_ANY_PRIV])
-        self._load_program(effect, leader, side, side == plan[2], self.play_suits, any_suit)
+        full = side == plan[2] or bool(self.ctx[C_BOTH_FULL])
+        self._load_program(effect, leader, side, full, self.play_suits, any_suit)
         self._run_program()
 
     def _end_leader_play(self) -> None:
@@ -597,7 +599,7 @@ class FortState(StateArrays):
         counts = np.zeros(NUM_SUITS, dtype=np.int16)
         for cid in self._cards(FOLLOWED, f):
             for s in self.game.suit_lists[cid]:
-                if s == COIN:  # a coin counts as any suit of the leader's card (docs/rules.md)
+                if s == COIN:  # a coin counts as a suit of the leader's card, once per multiplier
                     for t in follow_suits:
                         counts[t] += 1
                 else:
@@ -605,8 +607,10 @@ class FortState(StateArrays):
         self.ctx[C_STAGE] = ST_FOLLOW_RUN
         self.ctx[C_FOLLOW_TRASH] = 0
         effect = self.game.effects[played][A.PUBLIC]
-        any_suit = -2  # followers: "any one suit" counts their matching suits
-        self._load_program(effect, f, A.PUBLIC, True, counts, any_suit, follower=True)
+        # A follower's "any one suit" is one suit of the leader's card: the one they hold most
+        # of (a coin counts once, as any of them). docs/rules.md R11.
+        any_suit = max(follow_suits, key=lambda t: int(counts[t]))
+        self._load_program(effect, f, A.PUBLIC, True, counts, any_suit)
         self.ctx[C_RES_CHOICE] = self.ctx[C_LEADER_RES]
         self._run_program()
 
@@ -704,11 +708,7 @@ class FortState(StateArrays):
         if mult == MULT_SUIT:
             return int(suits[arg])
         if mult == MULT_ANY_SUIT:
-            return (
-                int(suits.sum())
-                if any_suit == -2
-                else (int(suits[any_suit]) if any_suit >= 0 else 0)
-            )
+            return int(suits[any_suit]) if any_suit >= 0 else 0
         if mult == MULT_FORT_LEVEL:
             return int(self.players[p, P_LEVEL])
         if mult == MULT_PACK_SIZE:
@@ -725,7 +725,6 @@ class FortState(StateArrays):
         full: bool,
         suits: np.ndarray,
         any_suit: int,
-        follower: bool = False,
     ) -> None:
         """Unroll an action into steps ``(verb, arg, req_lo, req_hi)``, counts fixed now.
 
@@ -1192,8 +1191,10 @@ class FortState(StateArrays):
         """Whether one more ``suit`` changes what a used action does (p.7): it raises the
         count of the action used fully, or lets the other one be done one more time.
 
-        The action used fully is checked by the play search; the other by a probe: is the
-        action, counted with one more ``suit``, doable in full from here (docs/rules.md)?
+        The action used fully is checked by the play search; the other by a probe: with one
+        more ``suit`` and both actions required in full, can the play be completed in its
+        order? That asks whether the other action can go one repetition further where it
+        really starts, after the first action (docs/rules.md R7).
         """
         played = int(self.ctx[C_PLAYED])
         plan = A.MODE_PLAN[int(self.ctx[C_MODE])]
@@ -1208,13 +1209,12 @@ class FortState(StateArrays):
                 continue
             if side == plan[2]:
                 return True
-            more = self.play_suits.copy()
-            more[suit] += 1
             probe = self.clone()
-            probe.ctx[C_STAGE] = ST_PROBE
-            probe._load_program(effect, int(self.ctx[C_LEADER]), side, True, more, any_suit)
-            probe._run_program()
-            if probe._search(int(probe.ctx[C_SERIAL])):
+            probe.play_suits[suit] += 1
+            probe.ctx[C_BOTH_FULL] = 1
+            goal = int(probe.ctx[C_SERIAL])
+            probe._start_action(0)
+            if probe._search(goal):
                 return True
         return False
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .cards import MAX_ACTION_STEPS
 from .constants import IN_BOX, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
 from .errors import StateError
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from .engine import FortGame
 
 STATE_VERSION = 1
-MAX_STEPS = 128  # longest unrolled action (steps); loading a longer one raises OverflowError
+MAX_STEPS = MAX_ACTION_STEPS  # longest unrolled action; card data is checked at load (cards.py)
 
 # Scalar context, one int64 each. Names are the keys of to_dict()["ctx"].
 CTX_FIELDS: tuple[str, ...] = (
@@ -28,13 +29,14 @@ CTX_FIELDS: tuple[str, ...] = (
     "any_suit_side", "pending_coin", "resource_choice", "convert_from", "leader_resource",
     "program_length", "pc", "program_full", "program_owner", "program_side", "program_failed",
     "pay_toys", "pay_pizza", "pay_either", "reward", "follower", "follow_trash", "rough_housing",
-    "trash_this", "serial", "draft_round", "sculpture", "copied",
+    "trash_this", "serial", "draft_round", "sculpture", "copied", "both_full",
 )  # fmt: skip
 (C_SEED, C_SHUFFLES, C_FIRST, C_LEADER, C_END, C_STAGE, C_ACTOR, C_DECISION, C_PLAYED, C_PLAYS,
  C_MODE, C_STEP, C_ANY_PUB, C_ANY_PRIV, C_ANY_SIDE, C_PENDING_COIN, C_RES_CHOICE,
  C_CONVERT_DIR, C_LEADER_RES, C_PROG_LEN, C_PC, C_PROG_FULL, C_PROG_OWNER, C_PROG_SIDE,
  C_PROG_FAILED, C_PAY_T, C_PAY_P, C_PAY_E, C_REWARD, C_FOLLOWER, C_FOLLOW_TRASH, C_ROUGH,
- C_TRASH_THIS, C_SERIAL, C_DRAFT_ROUND, C_SCULPTURE, C_COPIED) = range(len(CTX_FIELDS))  # fmt: skip
+ C_TRASH_THIS, C_SERIAL, C_DRAFT_ROUND, C_SCULPTURE, C_COPIED,
+ C_BOTH_FULL) = range(len(CTX_FIELDS))  # fmt: skip
 _CTX_DEFAULT = {"played_card": -1, "mode": -1, "any_suit_public": -1, "any_suit_private": -1,
                 "pending_coin": -1, "resource_choice": -1, "convert_from": -1,
                 "leader_resource": -1, "follower": -1, "rough_housing": -1, "sculpture": -1,
@@ -136,7 +138,7 @@ class StateArrays:
         from .engine import FortGame
 
         cfg = data["config"]
-        game = FortGame(cfg["num_players"], cfg["setup"], cfg["cards"])
+        game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"])
         other = type(self).from_dict(game, data["state"])
         for name in ("game", *ARRAYS):
             setattr(self, name, getattr(other, name))
@@ -144,8 +146,7 @@ class StateArrays:
 
     def _config(self) -> dict[str, Any]:
         g = self.game
-        source = None if g.card_set.source.endswith("fort_env/data") else g.card_set.source
-        return {"num_players": g.num_players, "setup": g.setup, "cards": source}
+        return {"num_players": g.num_players, "setup": g.setup, "card_set": config_card_set(g)}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StateArrays) or other.game is not self.game:
@@ -188,6 +189,9 @@ class StateArrays:
             raise StateError("<root>", f"expected a dict, got {type(d).__name__}")
         if d.get("version") != STATE_VERSION:
             raise StateError("version", f"expected {STATE_VERSION}, got {d.get('version')!r}")
+        if d.get("card_set") != config_card_set(game):
+            raise StateError("card_set", f"state is for card set {d.get('card_set')!r}, "
+                             f"the game uses {config_card_set(game)!r}")  # fmt: skip
         if d.get("num_players") != game.num_players or d.get("setup") != game.setup:
             raise StateError("num_players", f"state is for {d.get('num_players')} players, "
                              f"{d.get('setup')!r} setup; game is {game!r}")  # fmt: skip
@@ -218,22 +222,53 @@ class StateArrays:
             for i, key in enumerate(names):
                 arr[i] = _int(table, key, name, USED, game.num_players - 1)
         suits = _get(d, "play_suits", list)
-        if len(suits) != NUM_SUITS:
-            raise StateError("play_suits", f"need {NUM_SUITS} counts")
+        if len(suits) != NUM_SUITS or not all(_is_int(x, 0, MAX_COUNT) for x in suits):
+            raise StateError("play_suits", f"need {NUM_SUITS} ints in [0, {MAX_COUNT}]")
         s.play_suits[:] = suits
         ctx = _get(d, "ctx", dict)
+        n = game.num_players
         for i, key in enumerate(CTX_FIELDS):
-            s.ctx[i] = _int(ctx, key, "ctx", -(2**62), 2**62)
+            lo, hi = _CTX_RANGES.get(key, (-(2**62), 2**62))
+            hi = n - 1 if hi == _SEAT else hi
+            s.ctx[i] = _int(ctx, key, "ctx", lo, hi)
         program = _get(d, "program", list)
         if len(program) != s.ctx[C_PROG_LEN] or len(program) > MAX_STEPS:
             raise StateError("program", "length differs from ctx.program_length")
         for i, row in enumerate(program):
-            if not isinstance(row, list) or len(row) != 5:
-                raise StateError(f"program[{i}]", "need [verb, arg, req_lo, req_hi, done]")
+            if (
+                not isinstance(row, list)
+                or len(row) != 5
+                or not all(_is_int(x, -1, MAX_STEPS) for x in row)
+            ):
+                raise StateError(f"program[{i}]", "need 5 ints [verb, arg, req_lo, req_hi, done]")
             s.prog[i] = row[:4]
             s.done[i] = row[4]
         _check_invariants(s)
         return s
+
+
+MAX_COUNT = 999  # bound on counters that are small in any real game
+_SEAT = -99  # marks an upper bound of "the last seat"
+# Ranges of the ctx fields that name seats, kinds or stages (others: any int64).
+_CTX_RANGES: dict[str, tuple[int, int]] = {
+    "first_player": (0, _SEAT), "leader": (0, _SEAT), "actor": (-4, _SEAT),
+    "follower": (-1, _SEAT), "program_owner": (-1, _SEAT), "rough_housing": (-1, _SEAT),
+    "sculpture": (-1, _SEAT), "decision": (0, 23), "stage": (0, 16), "mode": (-1, 5),
+    "played_card": (-1, 32767), "pending_coin": (-1, 32767), "seed": (0, 2**62),
+    "shuffles": (0, 2**62), "program_length": (0, MAX_STEPS), "pc": (0, MAX_STEPS),
+    "end_triggered": (0, 1), "program_full": (0, 1), "program_failed": (0, 1),
+    "both_full": (0, 1),
+}  # fmt: skip
+
+
+def config_card_set(game: FortGame) -> str | None:
+    """The ``card_set`` entry of a saved state: ``None`` for the shipped set, else its path."""
+    source = game.card_set.source
+    return None if source.endswith("fort_env/data") else source
+
+
+def _is_int(x: Any, lo: int, hi: int) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi
 
 
 def _get(d: dict[str, Any], key: str, typ: type) -> Any:

@@ -113,8 +113,7 @@ def state_to_string(state: FortState, viewer: int | None = None) -> str:
         if viewer is None or viewer == p:
             lines.append(f"  lookout: {names(look)}")
         else:
-            lines.append(
-                # sorted: the order of ids would tell which hidden cards are there
-                f"  lookout: {', '.join(sorted('/'.join(g.cards[c].suit_names) for c in look)) or '-'}"
-            )
+            # sorted: the order of ids would tell which hidden cards are there
+            shown = sorted("/".join(g.cards[c].suit_names) for c in look)
+            lines.append(f"  lookout: {', '.join(shown) or '-'}")
     return "\n".join(lines)

@@ -162,11 +162,6 @@ def test_follower_any_suit_counts_the_followers_matching_suits():
     assert stuff(s, 1) == (0, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: a follower's 'x any_suit' sums every suit of the discarded card, so "
-    "Puddin's non-matching crown counts (p.8: only matching suits count)",
-)
 def test_follower_any_suit_ignores_a_suit_that_does_not_match():
     # Giggles (glue): "gather toys x any one suit". Puddin shows coin + crown; only its coin
     # matches (as glue), so it is one matching suit: one toy.
@@ -175,11 +170,6 @@ def test_follower_any_suit_ignores_a_suit_that_does_not_match():
     assert stuff(s, 1) == (0, 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: for a follower's 'x any_suit', a coin counts once per distinct suit of "
-    "the leader's card (Puddin declared glue: glue + crown), so one coin card counts twice",
-)
 def test_follower_single_coin_counts_once_for_any_suit():
     # Puddin (coin declared glue, + crown), public "gather(any) x any one suit", leader picks
     # crown and gathers 1 toy. Bud shows a single coin: one suit, one toy.
@@ -657,12 +647,7 @@ CORRUPT_BUGS = [
 @pytest.mark.parametrize(
     "edit, field", [c[1:3] for c in CORRUPT_BUGS], ids=[c[0] for c in CORRUPT_BUGS]
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: from_dict does not validate these fields; it raises ValueError/"
-    "OverflowError, or loads a state that fails later, instead of StateError naming the field",
-)
-def test_corrupt_dict_fields_not_yet_validated(edit, field):
+def test_corrupt_dict_fields_are_refused_by_name(edit, field):
     d = build_dict(2, hands={0: ["Bones", "Bug"], 1: ["Ant"]})
     edit(d)
     with pytest.raises(StateError) as err:
@@ -733,11 +718,6 @@ def test_malformed_card_file_names_file_card_and_field(tmp_path, old, new, card,
     assert "cards.toml" in str(e)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: an action that unrolls past MAX_STEPS (128) loads, then raises "
-    "OverflowError during play; CardDataError promises errors at load time, never during play",
-)
 def test_an_action_too_long_to_run_fails_at_load(tmp_path):
     root = _broken_copy(tmp_path, 'private = "score x 2"', 'private = "score x 200"')
     with pytest.raises(CardDataError) as err:

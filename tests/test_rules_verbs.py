@@ -557,11 +557,6 @@ def test_add_to_the_partial_action_when_it_raises_the_count():
     assert resources(s)["stuff_pizza"] == 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (the approximation written in docs/rules.md R7): whether an added card "
-    "changes the second, partial action is probed before the first action resolves",
-)
 def test_add_that_helps_the_partial_action_after_the_first_action_made_room():
     # Chef: public "gather(pizza) x book", private "convert x 2". Stuff 4 pizza. Private first
     # (pizza -> toys twice: 2 pizza), then public as far as it goes: Chef alone gathers 1;
