@@ -38,6 +38,7 @@ from .cards import (
     MULT_SUIT,
     PACK,
     RECRUIT,
+    REPEAT,
     SCORE,
     SPEND,
     THEN,
@@ -1333,6 +1334,10 @@ class FortState(StateArrays):
             return (name, int(self.zone[i]), self.game.suit_lists[i])
         if name == "PICK_RULE":
             return name  # which made-up rule cannot change what can be done now
+        if name == "MODE" and A.MODE_PLAN[i][2] == A.MODE_PLAN[i][0]:
+            # "X fully, then Y" can be completed exactly when "X only" can: Y, used as far as
+            # it goes, never fails, and every card added for X is still allowed.
+            return ("MODE", A.MODE_PLAN[i][0])
         if name == "SUIT" and self.ctx[C_DECISION] == K.DECLARE_COIN:
             # the declared suit matters to the play only if one of the card's multipliers
             # counts it (or may, through "any one suit"); other suits differ only for followers
@@ -1344,6 +1349,23 @@ class FortState(StateArrays):
                 return a
             return (name, -1)
         return a
+
+    def _adding_cannot_help(self) -> bool:
+        """After "stop adding" failed: True when more cards cannot make the play possible.
+
+        In a one-action mode whose action is one repeat of a body without multipliers, the
+        run with n repetitions is a prefix of the run with more, and adding only shrinks the
+        hand, so if n >= 1 failed every larger count fails too.
+        """
+        _first, second, full = A.MODE_PLAN[int(self.ctx[C_MODE])]
+        if second >= 0:
+            return False
+        effect = self.game.effects[int(self.ctx[C_PLAYED])][full]
+        if effect is None or effect[0] != REPEAT or _mults(effect[1]):
+            return False
+        any_suit = int(self.ctx[C_ANY_PUB if full == A.PUBLIC else C_ANY_PRIV])
+        leader = int(self.ctx[C_LEADER])
+        return self._count_for(effect[2], effect[3], leader, self.play_suits, any_suit) >= 1
 
     def _digest(self) -> bytes:
         h = hashlib.blake2b(digest_size=16)
@@ -1393,6 +1415,8 @@ class FortState(StateArrays):
             child._apply(L.STOP_ADDING)
             if child._search(goal):
                 return True
+            if self._adding_cannot_help():
+                return False
             seen.add(L.STOP_ADDING)
         for a in self._raw_legal():
             if a == L.SKIP_PLAY or (L.RECYCLE <= a < L.RECYCLE + L.num_cards):
