@@ -134,8 +134,9 @@ def run_bench(
     """Measure everything; returns a JSON-able dict (schema: the keys below, units in names).
 
     Keys: ``engine_decisions_per_s``, ``aec_decisions_per_s``, ``games_per_s``,
-    ``clone_us``, ``observation_us``, ``mask_us``, ``state_bytes``, ``peers`` ({name:
-    decisions/s or None}), ``ratios`` ({name: Fort AEC / peer}), ``config``.
+    ``clone_us``, ``observation_us``, ``mask_us``, ``state_bytes``,
+    ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
+    ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: Fort AEC / peer}), ``config``.
     """
     from .env import env as fort_env_factory
 
@@ -155,6 +156,13 @@ def run_bench(
     out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
     s0 = states[0]
     out["state_bytes"] = int(sum(getattr(s0, name).nbytes for name in ARRAYS))
+    try:
+        from .vector import vector_decisions_per_second
+    except ImportError:  # stable-baselines3 (the train extra) is not installed
+        out["vector64_decisions_per_s"] = None
+    else:
+        rates = [vector_decisions_per_second(64, seconds, seed=r) for r in range(rounds)]
+        out["vector64_decisions_per_s"] = statistics.median(rates)
     peers: dict[str, float | None] = {}
     for name in ("connect_four_v3", "texas_holdem_v4 (4p)"):
         make = _peer(name)
@@ -180,6 +188,9 @@ def format_bench(result: dict[str, Any]) -> str:
         ("legal_actions_mask() from scratch, us", f"{result['mask_us']:.1f}"),
         ("one state, bytes", f"{result['state_bytes']:,}"),
     ]
+    vec = result.get("vector64_decisions_per_s")
+    rows.append(("FortVecEnv B=64 (2p), learner decisions/s",
+                 "needs the train extra" if vec is None else f"{vec:,.0f}"))  # fmt: skip
     for name, rate in result["peers"].items():
         if rate is None:
             rows.append((f"{name} AEC loop", "not installed (pip install -e '.[bench]')"))

@@ -1,0 +1,60 @@
+"""The batched vector env (FortVecEnv) and the benchmark command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+
+from fort_env.bench import format_bench, run_bench
+from fort_env.vector import FortVecEnv
+
+
+def test_vector_env_stacks_steps_and_resets() -> None:
+    venv = FortVecEnv(8, seed=3, num_players=2)
+    obs = venv.reset()
+    game = venv.envs[0].game  # type: ignore[attr-defined]
+    assert obs.shape == (8, game.observation_size) and obs.dtype == np.float32
+    masks = venv.action_masks()
+    assert masks.shape == (8, game.num_distinct_actions) and masks.dtype == bool
+    for env, mask, row in zip(venv.envs, masks, obs, strict=True):
+        assert np.array_equal(mask, env.action_masks())  # type: ignore[attr-defined]
+        state = env.fort_state()  # type: ignore[attr-defined]
+        assert np.array_equal(row, state.observation_tensor(env.seat))  # type: ignore[attr-defined]
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(3000):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
+        obs, rewards, dones, infos = venv.step(actions)
+        assert obs.shape[0] == rewards.shape[0] == dones.shape[0] == 8
+        for done, reward, info in zip(dones, rewards, infos, strict=True):
+            if done:
+                finished += 1
+                assert reward in (-1.0, 1.0) and "terminal_observation" in info
+        if finished >= 8:
+            break
+    assert finished >= 8  # games ended and were reset automatically
+    assert venv.action_masks().any(axis=1).all()  # every game has a legal action after resets
+
+
+def test_vector_env_trains_maskable_ppo() -> None:
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    venv = FortVecEnv(2, seed=0, num_players=2)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, verbose=0)
+    model.learn(64)
+    assert model.num_timesteps >= 64
+
+
+def test_bench_reports_every_figure() -> None:
+    result = run_bench(seconds=0.2, rounds=1, num_players=2)
+    json.dumps(result)
+    keys = ("engine_decisions_per_s", "aec_decisions_per_s", "games_per_s", "clone_us",
+            "observation_us", "mask_us", "state_bytes", "vector64_decisions_per_s")  # fmt: skip
+    for key in keys:
+        assert result[key] is not None and result[key] > 0, key
+    assert set(result["peers"]) == {"connect_four_v3", "texas_holdem_v4 (4p)"}
+    text = format_bench(result)
+    assert "AEC loop" in text and "connect_four_v3" in text
