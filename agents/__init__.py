@@ -1,1 +1,148 @@
-"""Agents that play fort-env: baselines and trained policies."""
+"""The bot zoo: agents for Fort and the registry that builds them by name.
+
+``agents.make(spec, seed=None)`` builds an agent from a spec string ``NAME[:ARGS]``:
+
+==============================  ===============================================================
+spec                            agent
+==============================  ===============================================================
+``random``                      uniform over the legal actions
+``builder``                     heuristic: pack, advance, race to Fort Level 5
+``scorer``                      heuristic: victory points and its made-up rule
+``opportunist``                 heuristic: follow, recruit from rivals' Yards, trash theirs
+``heuristic``                   the strongest heuristic (:data:`HEURISTIC`)
+``greedy[:k=v[:k=v]]``          one-play lookahead over determinised states (``agents.greedy``)
+``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.ismcts``), e.g.
+                                ``ismcts:iterations=200`` or ``ismcts:seconds=0.2``
+``ppo:PATH``                    a trained policy (registered by the training code)
+==============================  ===============================================================
+
+``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed).
+New kinds are added with :func:`register`. The agent protocol is in ``agents.base``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from .base import Agent, BaseAgent, LazyObservation, MissingInfoError
+from .heuristics import BuilderAgent, HeuristicAgent, OpportunistAgent, ScorerAgent
+from .random_agent import RandomAgent
+from .view import SeatView
+
+__all__ = [
+    "HEURISTIC", "Agent", "BaseAgent", "BuilderAgent", "HeuristicAgent", "LazyObservation",
+    "MissingInfoError", "OpportunistAgent", "RandomAgent", "ScorerAgent", "SeatView",
+    "available", "make", "register",
+]  # fmt: skip
+
+# The strongest heuristic, measured by `fort-env tournament` (see the module's tests/notes).
+HEURISTIC = "builder"
+
+Factory = Callable[[str | None], Agent]
+_REGISTRY: dict[str, Factory] = {}
+
+
+def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
+    """Make ``agents.make(f"{name}:ARGS")`` call ``factory(ARGS)`` (``None`` without ARGS).
+
+    Raises:
+        ValueError: ``name`` is taken (and ``overwrite`` is false) or contains ``:`` or ``,``.
+    """
+    if not name or ":" in name or "," in name:
+        raise ValueError(f"agent names cannot be empty or contain ':' or ',': {name!r}")
+    if name in _REGISTRY and not overwrite:
+        raise ValueError(f"agent {name!r} is already registered")
+    _REGISTRY[name] = factory
+
+
+def available() -> list[str]:
+    """Registered agent names, sorted."""
+    return sorted(_REGISTRY)
+
+
+def parse_kwargs(args: str | None) -> dict[str, Any]:
+    """``"iterations=200:rollout=random"`` -> ``{"iterations": 200, "rollout": "random"}``.
+
+    Raises:
+        ValueError: an argument is not ``key=value``.
+    """
+    out: dict[str, Any] = {}
+    if not args:
+        return out
+    for part in args.split(":"):
+        key, sep, raw = part.partition("=")
+        if not sep or not key:
+            raise ValueError(f"agent argument {part!r} is not key=value")
+        value: Any = raw
+        for cast in (int, float):
+            try:
+                value = cast(raw)
+                break
+            except ValueError:
+                continue
+        out[key.strip()] = value
+    return out
+
+
+def make(spec: str, seed: int | None = None) -> Agent:
+    """Build the agent named by ``spec`` (``NAME`` or ``NAME:ARGS``) and seed it.
+
+    The agent's ``name`` is the spec itself, so that two variants in one tournament differ.
+
+    Raises:
+        ValueError: an unknown name (the message lists the known ones) or bad arguments.
+    """
+    name, _, args = spec.strip().partition(":")
+    if name == "ppo" and name not in _REGISTRY:
+        _load_training_agents()
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        hint = (
+            " (the training code registers 'ppo'; install the [train] extra)"
+            if name == "ppo"
+            else ""
+        )
+        raise ValueError(f"unknown agent {name!r}{hint}; known: {', '.join(available())}")
+    agent = factory(args or None)
+    agent.name = spec.strip()
+    agent.seed(seed)
+    return agent
+
+
+def _load_training_agents() -> None:
+    """Import the training package, whose import registers ``ppo`` (if it is installed)."""
+    with contextlib.suppress(ImportError):
+        import train  # noqa: F401
+
+
+def _simple(cls: type[BaseAgent]) -> Factory:
+    def factory(args: str | None) -> Agent:
+        return cls(**parse_kwargs(args))
+
+    return factory
+
+
+def _lazy(module: str, cls_name: str) -> Factory:
+    def factory(args: str | None) -> Agent:
+        import importlib
+
+        cls = getattr(importlib.import_module(f"{__name__}.{module}"), cls_name)
+        return cls(**parse_kwargs(args))
+
+    return factory
+
+
+def _heuristic(args: str | None) -> Agent:
+    agent = make(HEURISTIC if not args else f"{HEURISTIC}:{args}")
+    return agent
+
+
+register("random", _simple(RandomAgent))
+register("builder", _simple(BuilderAgent))
+register("scorer", _simple(ScorerAgent))
+register("opportunist", _simple(OpportunistAgent))
+register("heuristic", _heuristic)
+register("greedy", _lazy("greedy", "GreedyAgent"))
+register("ismcts", _lazy("ismcts", "ISMCTSAgent"))

@@ -3,6 +3,9 @@
 One function per command; each command's docstring is its ``--help`` text.
 
 - ``fort-env replay FILE``: print a saved game (``fort_env.records``) turn by turn.
+- ``fort-env bench [--json]``: decisions/s of Fort and of PettingZoo peers (``fort_env.bench``).
+- ``fort-env tournament``, ``play``, ``analyze``: the bot zoo (``agents/cli.py``).
+- ``fort-env train --preset quick``: self-play training (``train/cli.py``).
 """
 
 from __future__ import annotations
@@ -110,3 +113,16 @@ def bench(
 
     result = run_bench(seconds=seconds, rounds=rounds, num_players=num_players)
     typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))
+
+
+def _register_other_commands() -> None:
+    """The bot zoo's and training's commands live with their packages (``agents/cli.py``,
+    ``train/cli.py``); importing them here keeps one ``fort-env`` entry point."""
+    from agents.cli import register as register_agents
+    from train.cli import register as register_train
+
+    register_agents(app)
+    register_train(app)
+
+
+_register_other_commands()

@@ -71,7 +71,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import gymnasium
 import numpy as np
@@ -196,7 +196,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             count.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - gymnasium declares it
 
     def __init__(
         self,

@@ -27,9 +27,9 @@ def test_registry_names_and_errors() -> None:
         assert agent.name == name
         assert isinstance(agent, agents.Agent)
     assert make("heuristic").__class__.__name__ == f"{agents.HEURISTIC.capitalize()}Agent"
-    with pytest.raises(ValueError, match="unknown agent 'nope'.*random"):
+    with pytest.raises(ValueError, match=r"unknown agent 'nope'.*random"):
         make("nope")
-    with pytest.raises(ValueError, match="ppo"):
+    with pytest.raises((ValueError, FileNotFoundError)):  # no model there (or no [train] extra)
         make("ppo:/no/such/model.zip")
     with pytest.raises(ValueError, match="key=value"):
         make("ismcts:200")

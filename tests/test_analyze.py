@@ -9,7 +9,9 @@ from agents.analyze import PLOTS, analyze
 
 
 def test_analyze_writes_plots_and_report(tmp_path: Path) -> None:
-    report = analyze(["heuristic"], games=2, player_counts=(2, 3), seed=1, out=tmp_path, progress=False)
+    report = analyze(
+        ["heuristic"], games=2, player_counts=(2, 3), seed=1, out=tmp_path, progress=False
+    )
     for name in PLOTS:
         path = tmp_path / f"{name}.png"
         assert path.exists() and path.read_bytes()[:4] == b"\x89PNG"

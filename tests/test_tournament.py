@@ -47,10 +47,10 @@ def test_seat_rotation(three_player: dict) -> None:
 
 def test_result_schema(three_player: dict) -> None:
     r = three_player
-    assert RUN_KEYS <= set(r)
+    assert set(r) >= RUN_KEYS
     assert set(r["agents"]) == {"builder", "random", "scorer"}
     for a in r["agents"].values():
-        assert AGENT_KEYS <= set(a)
+        assert set(a) >= AGENT_KEYS
         lo, hi = a["win_rate_ci95"]
         assert lo <= a["win_rate"] <= hi
         assert 1.0 <= a["mean_rank"] <= 3.0
@@ -69,7 +69,8 @@ def test_same_seed_same_result_any_worker_count() -> None:
         for key in ("wall_seconds", "workers"):
             r.pop(key)
         r["agents"] = {
-            k: {kk: vv for kk, vv in v.items() if not kk.startswith("think")} for k, v in r["agents"].items()
+            k: {kk: vv for kk, vv in v.items() if not kk.startswith("think")}
+            for k, v in r["agents"].items()
         }
         return r
 
@@ -88,7 +89,9 @@ def test_bad_arguments() -> None:
 
 
 def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
-    cli.tournament("heuristic,random", num_players=2, games=2, seed=1, json_output=True, progress=False)
+    cli.tournament(
+        "heuristic,random", num_players=2, games=2, seed=1, json_output=True, progress=False
+    )
     out = capsys.readouterr().out
     data = json.loads(out)
     assert data["games"] == 2 and set(data["agents"]) == {"heuristic", "random"}
@@ -107,7 +110,9 @@ def test_typer_commands() -> None:
     app = typer.Typer()
     cli.register(app)
     runner = CliRunner()
-    result = runner.invoke(app, ["tournament", "--agents", "heuristic,random", "--games", "2", "--json"])
+    result = runner.invoke(
+        app, ["tournament", "--agents", "heuristic,random", "--games", "2", "--json"]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout.strip().splitlines()[-1])["games"] == 2
     bad = runner.invoke(app, ["tournament", "--agents", "heuristic", "--games", "2"])

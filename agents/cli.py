@@ -1,0 +1,173 @@
+"""The ``tournament``, ``play`` and ``analyze`` commands of ``fort-env``.
+
+The command functions are plain functions with typed arguments that do the work and print;
+:func:`register` adds them to a typer app (``fort_env.cli.app``) with the options of the
+issue::
+
+    fort-env tournament --agents A,B[,C,D] --num-players N --games G --seed S [--workers W] [--json]
+    fort-env play --num-players N --opponents heuristic,random [--seed S] [--seat K]
+    fort-env analyze --games G --agents heuristic [--num-players 2,3,4] [--out DIR] [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from typing import Annotated, Any
+
+import typer
+
+__all__ = ["analyze", "play", "register", "tournament"]
+
+
+def _split(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def tournament(
+    agents: str,
+    num_players: int = 2,
+    games: int = 100,
+    seed: int = 0,
+    workers: int = 1,
+    json_output: bool = False,
+    setup: str = "basic",
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Play a tournament and print its result (a table, or one JSON object with ``json_output``).
+
+    Raises:
+        ValueError: bad agents or counts (``agents.tournament.run_tournament``).
+    """
+    from .tournament import format_table, run_tournament
+
+    result = run_tournament(_split(agents), num_players, games, seed=seed, workers=workers,
+                            setup=setup, progress=progress)  # fmt: skip
+    if json_output:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        sys.stdout.write(format_table(result))
+    return result
+
+
+def play(
+    num_players: int = 2,
+    opponents: str = "heuristic",
+    seed: int | None = None,
+    seat: int = 0,
+    setup: str = "basic",
+) -> int:
+    """Play a game in the terminal against bots; returns the exit code (0)."""
+    from .human import play_human
+
+    if seed is None:
+        seed = random.randrange(2**31)
+    play_human(num_players, _split(opponents), seed=seed, human_seat=seat, setup=setup)
+    return 0
+
+
+def analyze(
+    games: int = 200,
+    agents: str = "heuristic",
+    num_players: str = "2,3,4",
+    seed: int = 0,
+    workers: int = 1,
+    out: str = "analysis",
+    json_output: bool = False,
+    setup: str = "basic",
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Simulate games and print the card-set report; write PNG plots into ``out``."""
+    from rich.console import Console
+
+    from .analyze import analyze as run_analysis
+    from .analyze import print_report
+
+    counts = [int(x) for x in _split(num_players)]
+    report = run_analysis(_split(agents), games, counts, seed=seed, workers=workers, out=out,
+                          setup=setup, progress=progress)  # fmt: skip
+    if json_output:
+        sys.stdout.write(json.dumps(report) + "\n")
+    else:
+        print_report(report, Console(width=160))
+    return report
+
+
+def register(app: Any) -> None:
+    """Add the ``tournament``, ``play`` and ``analyze`` commands to a typer app."""
+
+    def _fail(exc: Exception) -> None:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2)
+
+    @app.command("tournament")
+    def tournament_cmd(
+        agents: Annotated[
+            str,
+            typer.Option(
+                "--agents",
+                help="Comma-separated agent specs, one per seat (e.g. heuristic,random).",
+            ),
+        ],
+        num_players: Annotated[int, typer.Option("--num-players", help="2, 3 or 4.")] = 2,
+        games: Annotated[int, typer.Option("--games", help="Number of games.")] = 100,
+        seed: Annotated[
+            int, typer.Option("--seed", help="Run seed (deals and agents derive from it).")
+        ] = 0,
+        workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+        json_output: Annotated[
+            bool,
+            typer.Option("--json", help="Print one JSON object (schema: agents/tournament.py)."),
+        ] = False,
+        setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+    ) -> None:
+        """Play agents against each other with seat rotation; win rates, ratings, game stats."""
+        try:
+            tournament(agents, num_players, games, seed, workers, json_output, setup)
+        except ValueError as exc:
+            _fail(exc)
+
+    @app.command("play")
+    def play_cmd(
+        num_players: Annotated[int, typer.Option("--num-players", help="2, 3 or 4.")] = 2,
+        opponents: Annotated[
+            str,
+            typer.Option("--opponents", help="Comma-separated agent specs for the other seats."),
+        ] = "heuristic",
+        seed: Annotated[
+            int | None, typer.Option("--seed", help="Deal seed (random if not given).")
+        ] = None,
+        seat: Annotated[int, typer.Option("--seat", help="Your seat.")] = 0,
+        setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+    ) -> None:
+        """Play Fort in the terminal against bots."""
+        try:
+            play(num_players, opponents, seed, seat, setup)
+        except ValueError as exc:
+            _fail(exc)
+
+    @app.command("analyze")
+    def analyze_cmd(
+        games: Annotated[int, typer.Option("--games", help="Games per player count.")] = 200,
+        agents: Annotated[
+            str, typer.Option("--agents", help="Comma-separated agent specs, seated in turn.")
+        ] = "heuristic",
+        num_players: Annotated[
+            str, typer.Option("--num-players", help="Player counts, e.g. 2,3,4.")
+        ] = "2,3,4",
+        seed: Annotated[int, typer.Option("--seed", help="Run seed.")] = 0,
+        workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+        out: Annotated[
+            str, typer.Option("--out", help="Directory for the PNG plots.")
+        ] = "analysis",
+        json_output: Annotated[
+            bool, typer.Option("--json", help="Print the report as one JSON object.")
+        ] = False,
+        setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+    ) -> None:
+        """Simulate games and report how the card set plays (tables and PNG plots)."""
+        try:
+            analyze(games, agents, num_players, seed, workers, out, json_output, setup)
+        except ValueError as exc:
+            _fail(exc)

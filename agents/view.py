@@ -1,0 +1,312 @@
+"""What one seat can see, as plain fields: the documented view that heuristic agents read.
+
+A :class:`SeatView` holds exactly what the seat's observation holds (``fort_env.observation``):
+its own cards by zone, the public zones of the table, resources, Fort Levels, scores, perks, its
+own made-up rule, and the pending decision's public context. It never holds a rival's hand or
+deck, the Park deck's contents, or a rival's made-up rule.
+
+Two ways to build one, giving equal views of the same position (``tests/test_agents.py``):
+
+- :meth:`SeatView.from_observation` decodes an observation vector (works from the PettingZoo
+  env, where agents get only the observation and the mask);
+- :meth:`SeatView.from_state` reads the engine state directly for one seat, copying only the
+  fields the observation shows. It is much cheaper than computing the observation tensor, so
+  the tournament runner and the search agents' rollouts use it. It is the one place in
+  ``agents/`` that reads the engine's internal arrays.
+
+Seats are *relative*: index 0 is the viewer, 1..n-1 the rivals in turn order (the rival to
+the left first), as in the observation. ``COPY_RIVAL`` action ``k`` targets relative seat
+``k + 1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fort_env import FortGame, FortState, observation_layout
+from fort_env.constants import (
+    DECK,
+    DISCARD,
+    HAND,
+    IN_PLAY,
+    IN_STACK,
+    LOOKOUT,
+    MAX_FORT_LEVEL,
+    NUM_SUITS,
+    PARK,
+    PARK_DECK,
+    PERKS,
+    SCORE_TRIGGER,
+    STUFF_CAPACITY,
+    XXL,
+    XXL_BACKPACK_BONUS,
+    YARD,
+)  # fmt: skip
+from fort_env.decisions import DecisionKind
+from fort_env.engine import ST_ACTION, ST_FOLLOW_RUN
+from fort_env.state_arrays import (
+    C_ACTOR,
+    C_DECISION,
+    C_END,
+    C_LEADER,
+    C_LEADER_RES,
+    C_PAY_E,
+    C_PAY_P,
+    C_PAY_T,
+    C_PLAYED,
+    C_PROG_SIDE,
+    C_RES_CHOICE,
+    C_SCULPTURE,
+    C_STAGE,
+    P_LEVEL,
+    P_PACK_P,
+    P_PACK_T,
+    P_SCORE,
+    P_STUFF_P,
+    P_STUFF_T,
+)  # fmt: skip
+
+__all__ = ["SeatView"]
+
+_RUNNING = (ST_ACTION, ST_FOLLOW_RUN)  # stages in which an action is being resolved
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class SeatView:
+    """One seat's view of a position (no hidden information).
+
+    Card fields are ``int64`` arrays of card ids (indices into ``game.cards``), ascending.
+    Per-seat arrays are indexed by relative seat (0 = me).
+
+    Attributes:
+        game: the static game facts (card set, layout, Fort costs).
+        num_players: 2, 3 or 4.
+        kind: the pending :class:`~fort_env.decisions.DecisionKind` (as an ``int``).
+        actor: relative seat that must act (0 when I am asked).
+        leader: relative seat of the leader (whose turn it is).
+        hand, deck, discard, yard, lookout: my cards in each zone (deck: contents only).
+        park: the face-up Park cards.
+        in_play: the leader's played and added cards.
+        park_deck_size: cards left in the Park deck.
+        rival_yards: ``rival_yards[r - 1]`` are the Yard cards of relative seat ``r``.
+        rival_lookout_suits: shape ``(n - 1, 7)``: suit counts shown in each rival's Lookout.
+        resources: shape ``(n, 4)``: Stuff pizza, Stuff toys, Pack pizza, Pack toys.
+        levels: shape ``(n,)``: Fort Levels.
+        scores: shape ``(n,)``: Victory Track points.
+        perks: shape ``(n, 9)`` bool: perks held.
+        perk_row: shape ``(9,)`` bool: perks still in the row.
+        my_rule: index of my made-up rule in ``MADE_UP_RULES``, or -1.
+        rule_stack: shape ``(11,)`` bool: the rules I may pick (only while I pick one).
+        played_card: the leader's played card, or -1.
+        running_side: the action being resolved: 0 public, 1 private, -1 none.
+        play_suits: shape ``(7,)``: suits counted for the played card so far.
+        leader_resource: pizza (0) or toys (1) the leader chose in the public action, or -1.
+        resource_choice: the resource chosen in the running action, or -1.
+        cost_to_pay: ``(toys, pizza, either)`` left to pay for an Advance Fort.
+        sculpture_free: the macaroni sculpture has not been taken.
+        end_triggered: an end trigger has happened (rulebook p.10).
+    """
+
+    game: FortGame
+    num_players: int
+    kind: int
+    actor: int
+    leader: int
+    hand: np.ndarray
+    deck: np.ndarray
+    discard: np.ndarray
+    yard: np.ndarray
+    lookout: np.ndarray
+    park: np.ndarray
+    in_play: np.ndarray
+    park_deck_size: int
+    rival_yards: list[np.ndarray]
+    rival_lookout_suits: np.ndarray
+    resources: np.ndarray
+    levels: np.ndarray
+    scores: np.ndarray
+    perks: np.ndarray
+    perk_row: np.ndarray
+    my_rule: int
+    rule_stack: np.ndarray
+    played_card: int
+    running_side: int
+    play_suits: np.ndarray
+    leader_resource: int
+    resource_choice: int
+    cost_to_pay: tuple[int, int, int]
+    sculpture_free: bool
+    end_triggered: bool
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def from_observation(cls, observation: np.ndarray, game: FortGame) -> SeatView:
+        """Decode ``observation`` (float32, shape ``(game.observation_size,)``) of ``game``."""
+        n = game.num_players
+        lay = observation_layout(n, game)
+
+        def v(name: str) -> np.ndarray:
+            return lay.view(observation, name)
+
+        def ids(name: str) -> np.ndarray:
+            return np.flatnonzero(v(name) > 0.5)
+
+        def onehot(name: str, default: int = -1) -> int:
+            x = v(name)
+            return int(np.argmax(x)) if x.max() > 0.5 else default
+
+        cost = v("cost_to_pay")
+        running = v("running_action")
+        choice = v("resource_choice")
+        sculpture = v("sculpture")
+        return cls(
+            game=game,
+            num_players=n,
+            kind=onehot("decision"),
+            actor=onehot("actor", 0),
+            leader=onehot("leader", 0),
+            hand=ids("my_hand"),
+            deck=ids("my_deck"),
+            discard=ids("my_discard"),
+            yard=ids("my_yard"),
+            lookout=ids("my_lookout"),
+            park=ids("park"),
+            in_play=ids("in_play"),
+            park_deck_size=round(float(v("park_deck_size")[0]) * 60),
+            rival_yards=[np.flatnonzero(v("rival_yard")[r] > 0.5) for r in range(n - 1)],
+            rival_lookout_suits=np.rint(v("rival_lookout_suits")[: n - 1]).astype(np.int64),
+            resources=np.rint(v("resources")[:n]).astype(np.int64),
+            levels=np.argmax(v("fort_level")[:n], axis=1).astype(np.int64),
+            scores=np.rint(v("score")[:n] * SCORE_TRIGGER).astype(np.int64),
+            perks=v("perks")[:n] > 0.5,
+            perk_row=v("perk_row") > 0.5,
+            my_rule=onehot("my_made_up_rule"),
+            rule_stack=v("rule_stack") > 0.5,
+            played_card=onehot("played_card"),
+            running_side=0 if running[0] > 0.5 else (1 if running[1] > 0.5 else -1),
+            play_suits=np.rint(v("play_suits")).astype(np.int64),
+            leader_resource=int(np.argmax(choice[1])) if choice[1].max() > 0.5 else -1,
+            resource_choice=int(np.argmax(choice[0])) if choice[0].max() > 0.5 else -1,
+            cost_to_pay=(round(float(cost[0])), round(float(cost[1])), round(float(cost[2]))),
+            sculpture_free=bool(sculpture[-1] > 0.5),
+            end_triggered=bool(v("end_triggered")[0] > 0.5),
+        )
+
+    @classmethod
+    def from_state(cls, state: FortState, seat: int) -> SeatView:
+        """The view of absolute seat ``seat`` of ``state``: only what its observation shows."""
+        g = state.game
+        n = g.num_players
+        zone, owner, ctx = state.zone, state.owner, state.ctx
+        order = [(seat + r) % n for r in range(n)]  # relative -> absolute
+        mine = owner == seat
+
+        def my(z: int) -> np.ndarray:
+            return np.flatnonzero((zone == z) & mine)
+
+        rival_yards = [np.flatnonzero((zone == YARD) & (owner == q)) for q in order[1:]]
+        look = np.zeros((n - 1, NUM_SUITS), dtype=np.int64)
+        for r, q in enumerate(order[1:]):
+            cards = np.flatnonzero((zone == LOOKOUT) & (owner == q))
+            if len(cards):
+                look[r] = g.suit_counts[cards].sum(axis=0)
+        pl = state.players[order].astype(np.int64)
+        held = np.flatnonzero(state.rule_loc == seat)
+        kind = int(ctx[C_DECISION])
+        picking = kind == DecisionKind.PICK_RULE and int(ctx[C_ACTOR]) == seat
+        played = int(ctx[C_PLAYED])
+        sculpture = int(ctx[C_SCULPTURE])
+        terminal = state.is_terminal()
+        return cls(
+            game=g,
+            num_players=n,
+            kind=kind,
+            actor=0 if terminal else (int(ctx[C_ACTOR]) - seat) % n,
+            leader=(int(ctx[C_LEADER]) - seat) % n,
+            hand=my(HAND),
+            deck=my(DECK),
+            discard=my(DISCARD),
+            yard=my(YARD),
+            lookout=my(LOOKOUT),
+            park=np.flatnonzero(zone == PARK),
+            in_play=np.flatnonzero(zone == IN_PLAY),
+            park_deck_size=int(np.count_nonzero(zone == PARK_DECK)),
+            rival_yards=rival_yards,
+            rival_lookout_suits=look,
+            resources=pl[:, [P_STUFF_P, P_STUFF_T, P_PACK_P, P_PACK_T]],
+            levels=pl[:, P_LEVEL],
+            scores=pl[:, P_SCORE],
+            perks=np.stack([state.perk_loc == q for q in order]),
+            perk_row=state.perk_loc == IN_STACK,
+            my_rule=int(held[0]) if len(held) else -1,
+            rule_stack=(state.rule_loc == IN_STACK)
+            if picking
+            else np.zeros(len(state.rule_loc), bool),
+            played_card=played if played >= 0 else -1,
+            running_side=int(ctx[C_PROG_SIDE]) if int(ctx[C_STAGE]) in _RUNNING else -1,
+            play_suits=state.play_suits.astype(np.int64),
+            leader_resource=int(ctx[C_LEADER_RES]),
+            resource_choice=int(ctx[C_RES_CHOICE]),
+            cost_to_pay=(int(ctx[C_PAY_T]), int(ctx[C_PAY_P]), int(ctx[C_PAY_E])),
+            sculpture_free=sculpture < 0,
+            end_triggered=bool(ctx[C_END]),
+        )
+
+    # ------------------------------------------------------------------ derived facts
+    def pack_capacity(self, r: int = 0) -> int:
+        """Pack capacity of relative seat ``r``: Fort Level + 1, +2 with XXL Backpack (p.5, 16)."""
+        bonus = XXL_BACKPACK_BONUS if self.perks[r, XXL] else 0
+        return int(self.levels[r]) + 1 + bonus
+
+    def lookout_capacity(self, r: int = 0) -> int:
+        """Lookout capacity of relative seat ``r``: Fort Level + 1 (p.5)."""
+        return int(self.levels[r]) + 1
+
+    def has_perk(self, name: str, r: int = 0) -> bool:
+        return bool(self.perks[r, PERKS.index(name)])
+
+    def next_cost(self, r: int = 0) -> tuple[int, int, int]:
+        """``(toys, pizza, either)`` to reach the next Fort Level, or zeros at Level 5."""
+        level = int(self.levels[r])
+        if level >= MAX_FORT_LEVEL:
+            return (0, 0, 0)
+        step = self.game.fort_steps[level]
+        return (step.toys, step.pizza, step.either)
+
+    def stuff_room(self, resource: int, r: int = 0) -> int:
+        """Free Stuff space for pizza (0) or toys (1) of relative seat ``r``."""
+        return STUFF_CAPACITY - int(self.resources[r, resource])
+
+    def all_my_cards(self) -> np.ndarray:
+        """Every card I have (deck, discard, hand, Yard, Lookout): what made-up rules count."""
+        if (
+            not len(self.hand)
+            + len(self.deck)
+            + len(self.discard)
+            + len(self.yard)
+            + len(self.lookout)
+        ):
+            return _EMPTY
+        return np.concatenate([self.hand, self.deck, self.discard, self.yard, self.lookout])
+
+    def equals(self, other: SeatView) -> bool:
+        """Field-by-field equality (arrays compared by value)."""
+        for name in self.__dataclass_fields__:
+            a, b = getattr(self, name), getattr(other, name)
+            if name == "game":
+                continue
+            if isinstance(a, list):
+                if len(a) != len(b) or not all(
+                    np.array_equal(x, y) for x, y in zip(a, b, strict=True)
+                ):
+                    return False
+            elif isinstance(a, np.ndarray):
+                if not np.array_equal(a, b):
+                    return False
+            elif a != b:
+                return False
+        return True

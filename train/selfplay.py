@@ -1,0 +1,720 @@
+"""Self-play training of a Fort agent with MaskablePPO, in one readable script.
+
+Run it as ``fort-env train --preset quick --out runs/quick`` (or ``python -m train.selfplay
+--preset quick``). What it does, top to bottom:
+
+1. **Config**: :class:`Config`, a typed dataclass with one docstring per field; :data:`PRESETS`
+   holds ``quick`` (minutes on a 2-core CPU, beats ``random``), ``full`` (hours, aims at
+   ``heuristic``) and ``tiny`` (seconds; the smoke test). Any field can be overridden.
+2. **Seeding**: one block seeds Python, NumPy, torch, the model and the environments.
+3. **Environments**: ``n_envs`` copies of :class:`fort_env.wrappers.SingleAgentEnv` in SB3
+   vector envs (``SubprocVecEnv`` over the cores by default, one torch thread per worker). The
+   learner's seat rotates over episodes; opponents are drawn from the league at each reset.
+4. **League** (:class:`League`): a weighted mix of the zoo's bots (``random``, the heuristics)
+   and frozen snapshots of the learner (``ppo:PATH``), added whenever an evaluation shows the
+   learner has improved (at most ``max_snapshots``, the newest kept).
+5. **Learning**: ``sb3_contrib.MaskablePPO`` with an MLP policy; the mask is the wrapper's
+   ``action_masks()``.
+6. **Callbacks** (:class:`SelfPlayCallback`): namespaced TensorBoard metrics (``league/...``,
+   ``eval/...``, ``charts/...``; SB3 adds ``rollout/``, ``train/``, ``time/``), periodic
+   checkpoints and evaluations through the tournament runner (``agents.tournament``), league
+   updates, a wall-time budget.
+7. **Outputs** in ``out``: ``model.zip`` (loads as ``agents.make("ppo:OUT/model.zip")``),
+   ``config.json``, ``eval.json`` (final tournaments, history), ``learning_curve.png``,
+   ``tb/`` (TensorBoard), ``checkpoints/`` (for ``resume``), ``league/`` (snapshots).
+
+Resume an interrupted run with ``resume=True`` (``--resume``): the model, the league, the
+history and the step count come back from ``out/checkpoints/``.
+
+Sources of the habits: CleanRL ``ppo.py`` (one file, dataclass config, seeding block,
+``charts/SPS``); sb3-contrib's ``MaskablePPO`` docs (``action_masks()``); PettingZoo's SB3
+tutorial for the single-agent wrapper, with the seat pairing fixed (``fort_env/wrappers.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import shutil
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+import agents
+from agents.tournament import decision_info, format_table, run_tournament
+from fort_env.wrappers import SingleAgentEnv
+
+__all__ = [
+    "PRESETS",
+    "Config",
+    "League",
+    "SelfPlayCallback",
+    "evaluate",
+    "make_config",
+    "make_env",
+    "plot_learning_curve",
+    "run",
+]
+
+
+# --------------------------------------------------------------------------- configuration
+@dataclass
+class Config:
+    """Everything a training run depends on; ``config.json`` in the output directory."""
+
+    preset: str = "quick"
+    """The preset this configuration started from (``quick``, ``full`` or ``tiny``)."""
+    num_players: int = 2
+    """Players at the table: the learner and ``num_players - 1`` opponents."""
+    setup: str = "basic"
+    """Game setup: ``basic`` (dealt kid cards) or ``advanced`` (drafted)."""
+    seed: int = 0
+    """Seeds Python, NumPy, torch, the model, the environments and the evaluations."""
+    total_timesteps: int = 400_000
+    """Learner decisions to train for (one timestep = one decision of the learner's seat)."""
+    time_budget_minutes: float | None = None
+    """Stop training (and go on to the final evaluation) after this many minutes of wall time."""
+    n_envs: int = 4
+    """Environments run in parallel (one process each with ``vec_env="subproc"``; 4 on 2
+    cores measured faster than 2, 6 or 8)."""
+    vec_env: str = "subproc"
+    """``subproc`` (SubprocVecEnv, one process per env) or ``dummy`` (all in this process)."""
+    torch_threads: int = 1
+    """torch threads of the learner's process (env workers always use 1)."""
+    # PPO
+    n_steps: int = 512
+    """Steps per environment per rollout (the rollout has ``n_steps * n_envs`` samples)."""
+    batch_size: int = 256
+    """Minibatch size of the PPO updates."""
+    n_epochs: int = 4
+    """Passes over each rollout."""
+    learning_rate: float = 3e-4
+    """Adam step size (linearly annealed to ``lr_final_fraction`` of it)."""
+    lr_final_fraction: float = 0.3
+    """The learning rate at the end of training, as a fraction of ``learning_rate``."""
+    gamma: float = 0.995
+    """Discount factor (a 2-player game gives the learner ~60-160 decisions)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip_range: float = 0.2
+    """PPO clipping parameter."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient clipping norm."""
+    net_arch: tuple[int, ...] = (256, 256)
+    """Hidden layers of the policy and of the value network (separate networks)."""
+    # rewards
+    reward: str = "win_loss"
+    """Final reward mode of ``fort_env.env`` (``win_loss``, ``rank`` or ``score_margin``)."""
+    shaping: float = 0.5
+    """Weight of the dense score-margin shaping (``fort_env.wrappers``; 0 turns it off)."""
+    # league
+    opponents: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
+    """The league's bots: agent spec (``agents.make``) -> sampling weight."""
+    snapshot_weight: float = 0.0
+    """Total sampling weight shared by the learner's frozen snapshots (0: no self-play)."""
+    max_snapshots: int = 5
+    """Snapshots kept in the league (the newest)."""
+    snapshot_deterministic: bool = False
+    """Snapshots play their most probable action (else they sample, for variety)."""
+    # evaluation and checkpoints
+    eval_freq: int = 100_000
+    """Evaluate (and checkpoint, and maybe add a snapshot) every this many timesteps."""
+    eval_games: int = 20
+    """Games per opponent at each periodic evaluation."""
+    eval_opponents: tuple[str, ...] = ("random",)
+    """Opponents of the periodic evaluations (the first one decides snapshots)."""
+    final_eval_games: int = 100
+    """Games per opponent in the final evaluation (``eval.json``)."""
+    final_eval_opponents: tuple[str, ...] = ("random", "heuristic")
+    """Opponents of the final evaluation."""
+    eval_workers: int = 2
+    """Processes for the final evaluation's tournaments (periodic ones run in this process)."""
+    deterministic_eval: bool = True
+    """The trained agent plays its most probable action in evaluations (``ppo:PATH``)."""
+    log_window: int = 200
+    """Episodes in the rolling training win rates (``league/win_rate_vs_*``)."""
+
+
+PRESETS: dict[str, Config] = {
+    # ~10 minutes on a 2-core CPU (9 of training); the bar: >= 80% of 2-player games against
+    # random. Mostly random opponents, some heuristics and a few snapshots of itself.
+    "quick": Config(
+        preset="quick",
+        total_timesteps=500_000,
+        time_budget_minutes=9.0,
+        opponents={"random": 0.5, "builder": 0.2, "scorer": 0.1, "opportunist": 0.1},
+        snapshot_weight=0.1,
+        max_snapshots=3,
+        eval_freq=100_000,
+        eval_games=20,
+        eval_opponents=("heuristic", "random"),
+    ),
+    # Hours: the league of bots and snapshots, aiming at `heuristic`.
+    "full": Config(
+        preset="full",
+        total_timesteps=20_000_000,
+        time_budget_minutes=None,
+        n_steps=1024,
+        learning_rate=2.5e-4,
+        net_arch=(512, 256),
+        opponents={"random": 0.1, "builder": 0.35, "scorer": 0.15, "opportunist": 0.15},
+        snapshot_weight=0.25,
+        max_snapshots=8,
+        eval_freq=250_000,
+        eval_games=40,
+        eval_opponents=("heuristic", "random"),
+        final_eval_games=200,
+    ),
+    # Seconds: the smoke test (tests/test_train.py).
+    "tiny": Config(
+        preset="tiny",
+        total_timesteps=512,
+        n_envs=2,
+        vec_env="dummy",
+        n_steps=128,
+        batch_size=64,
+        n_epochs=1,
+        net_arch=(32,),
+        opponents={"random": 0.5, "builder": 0.5},
+        snapshot_weight=0.5,
+        eval_freq=256,
+        eval_games=2,
+        final_eval_games=2,
+        eval_workers=1,
+    ),
+}
+
+
+def make_config(preset: str = "quick", **overrides: Any) -> Config:
+    """The named preset with ``overrides`` applied (``None`` values are ignored).
+
+    Raises:
+        ValueError: an unknown preset or field.
+    """
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+    fields = {f.name for f in dataclasses.fields(Config)}
+    unknown = set(overrides) - fields
+    if unknown:
+        raise ValueError(f"unknown config fields: {', '.join(sorted(unknown))}")
+    changes = {k: v for k, v in overrides.items() if v is not None}
+    return dataclasses.replace(PRESETS[preset], **changes)
+
+
+def config_from_dict(d: Mapping[str, Any]) -> Config:
+    """A :class:`Config` from ``config.json`` (lists back to tuples)."""
+    d = dict(d)
+    for name in ("net_arch", "eval_opponents", "final_eval_opponents"):
+        if name in d:
+            d[name] = tuple(d[name])
+    return Config(**d)
+
+
+# --------------------------------------------------------------------------- league
+class League:
+    """The opponents of training: bots and frozen snapshots, each with a sampling weight.
+
+    Called as ``league(rng, num_rivals)`` by :class:`~fort_env.wrappers.SingleAgentEnv` at each
+    reset, it draws one opponent per rival seat. Agents are built with ``agents.make`` on first
+    use and cached in the process (the cache is not pickled: each env worker builds its own,
+    and ``agents.ppo`` caches loaded snapshots by file).
+
+    Args:
+        bots: agent spec -> weight.
+        snapshots: ``ppo:PATH`` specs of frozen learners, newest last.
+        snapshot_weight: total weight shared equally by the snapshots.
+    """
+
+    def __init__(
+        self,
+        bots: Mapping[str, float],
+        snapshots: Sequence[str] = (),
+        snapshot_weight: float = 0.0,
+    ) -> None:
+        self.bots = dict(bots)
+        self.snapshots = list(snapshots)
+        self.snapshot_weight = float(snapshot_weight)
+        self._cache: dict[str, Any] = {}
+
+    def weights(self) -> dict[str, float]:
+        """Spec -> normalised sampling probability."""
+        w = dict(self.bots)
+        if self.snapshots and self.snapshot_weight > 0:
+            for s in self.snapshots:
+                w[s] = w.get(s, 0.0) + self.snapshot_weight / len(self.snapshots)
+        total = sum(w.values())
+        return {k: v / total for k, v in w.items() if v > 0}
+
+    def agent(self, spec: str) -> Any:
+        """The (cached) agent built from ``spec``."""
+        if spec not in self._cache:
+            self._cache[spec] = agents.make(spec)
+        return self._cache[spec]
+
+    def __call__(self, rng: np.random.Generator, num_rivals: int) -> list[Any]:
+        w = self.weights()
+        specs = list(w)
+        picks = rng.choice(len(specs), size=num_rivals, p=np.array([w[s] for s in specs]))
+        return [self.agent(specs[i]) for i in picks]
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = self.__dict__.copy()
+        d["_cache"] = {}
+        return d
+
+
+def opponent_kind(name: str) -> str:
+    """A short label for metrics: ``snapshot`` for frozen learners, else the bot's spec."""
+    return "snapshot" if name.startswith("ppo:") else name
+
+
+# --------------------------------------------------------------------------- environments
+def make_env(config: Config, league: League, rank: int) -> gymnasium.Env:
+    """Build environment ``rank``: a :class:`SingleAgentEnv` drawing opponents from ``league``,
+    in a ``Monitor`` (episode returns for SB3's ``rollout/`` metrics). Call it in the worker
+    process: it limits torch to one thread there."""
+    torch.set_num_threads(1)
+    env = SingleAgentEnv(
+        num_players=config.num_players,
+        setup=config.setup,
+        opponent_sampler=league,
+        reward=config.reward,
+        shaping=config.shaping,
+        opponent_info=decision_info,
+    )
+    return Monitor(env)
+
+
+def _env_factory(config: Config, league: League, rank: int) -> Callable[[], gymnasium.Env]:
+    def thunk() -> gymnasium.Env:
+        return make_env(config, league, rank)
+
+    return thunk
+
+
+# --------------------------------------------------------------------------- evaluation
+def evaluate(
+    model_path: str | Path,
+    opponents: Sequence[str],
+    games: int,
+    config: Config,
+    workers: int = 1,
+    seed: int = 0,
+) -> dict[str, dict[str, Any]]:
+    """Tournaments of the saved model against each opponent (``agents.tournament``).
+
+    Returns ``{opponent: run_tournament result}`` (``num_players`` seats: the model and
+    ``num_players - 1`` copies of the opponent, seats rotating).
+    """
+    spec = f"ppo:{model_path}" + ("" if config.deterministic_eval else ":deterministic=0")
+    out = {}
+    for i, opponent in enumerate(opponents):
+        specs = [spec] + [opponent] * (config.num_players - 1)
+        result = run_tournament(
+            specs,
+            config.num_players,
+            games,
+            seed=seed + i,
+            workers=workers,
+            setup=config.setup,
+            progress=False,
+        )
+        out[opponent] = result
+    return out
+
+
+def model_win_rate(result: Mapping[str, Any]) -> tuple[float, list[float]]:
+    """The model's (first seat spec's) win rate and its 95% interval in a tournament result."""
+    first = next(iter(result["agents"].values()))
+    return float(first["win_rate"]), list(first["win_rate_ci95"])
+
+
+# --------------------------------------------------------------------------- callback
+class SelfPlayCallback(BaseCallback):
+    """Logs league win rates and ``charts/SPS``, evaluates and checkpoints every ``eval_freq``
+    timesteps, adds snapshots to the league when the learner improves, and stops training
+    when the time budget is spent.
+
+    Args:
+        config: the run's configuration.
+        out: the output directory.
+        league: the league the environments draw from (updated in the workers through
+            ``env_method("set_opponent_sampler", league)``).
+        state: the resumable run state (``history``, ``evals``, ``best``, ``last_eval``,
+            ``elapsed_before``); updated in place.
+        start_time: ``time.perf_counter()`` when this session started.
+        verbose: 1 prints each evaluation.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        out: Path,
+        league: League,
+        state: dict[str, Any],
+        start_time: float,
+        verbose: int = 1,
+    ) -> None:
+        super().__init__(verbose)
+        self.config = config
+        self.out = out
+        self.league = league
+        self.state = state
+        self.start_time = start_time
+        self.results: dict[str, deque[float]] = defaultdict(lambda: deque(maxlen=config.log_window))
+        self.last_time = time.perf_counter()
+        self.last_steps = 0
+
+    def _on_training_start(self) -> None:
+        self.last_steps = self.num_timesteps
+        self.last_time = time.perf_counter()
+
+    def _on_step(self) -> bool:
+        for done, info in zip(self.locals["dones"], self.locals["infos"], strict=True):
+            if done and "won" in info:
+                for name in info["opponents"]:
+                    self.results[opponent_kind(name)].append(float(info["won"]))
+                self.results["all"].append(float(info["won"]))
+        if self.num_timesteps - self.state["last_eval"] >= self.config.eval_freq:
+            self.periodic()
+        budget = self.config.time_budget_minutes
+        if budget is not None and self.elapsed() > budget * 60:
+            if self.verbose:
+                print(f"time budget of {budget} minutes reached at {self.num_timesteps} steps")
+            self.state["stopped_by_budget"] = True
+            return False
+        return True
+
+    def _on_rollout_end(self) -> None:
+        now = time.perf_counter()
+        sps = (self.num_timesteps - self.last_steps) / max(now - self.last_time, 1e-9)
+        self.last_time, self.last_steps = now, self.num_timesteps
+        self.logger.record("charts/SPS", sps)
+        self.logger.record("league/size", len(self.league.weights()))
+        self.logger.record("league/snapshots", len(self.league.snapshots))
+        point: dict[str, Any] = {
+            "timesteps": self.num_timesteps,
+            "wall_seconds": round(self.elapsed(), 1),
+            "train_win_rate": {},
+        }
+        for kind, results in self.results.items():
+            if results:
+                rate = float(np.mean(results))
+                self.logger.record(f"league/win_rate_vs_{kind}", rate)
+                point["train_win_rate"][kind] = rate
+        self.state["history"].append(point)
+
+    def elapsed(self) -> float:
+        """Training wall time so far, over every session of a resumed run (seconds)."""
+        return self.state["elapsed_before"] + time.perf_counter() - self.start_time
+
+    def periodic(self) -> None:
+        """Checkpoint, evaluate against ``eval_opponents``, maybe add a snapshot."""
+        self.state["last_eval"] = self.num_timesteps
+        cfg = self.config
+        ckpt = save_checkpoint(self.model, self.out, self.league, self.state)
+        results = evaluate(
+            ckpt, cfg.eval_opponents, cfg.eval_games, cfg, workers=1, seed=cfg.seed + 7
+        )
+        rates = {}
+        for opponent, result in results.items():
+            rate, _ = model_win_rate(result)
+            rates[opponent] = rate
+            self.logger.record(f"eval/win_rate_vs_{opponent}", rate)
+        self.state["evals"].append(
+            {"timesteps": self.num_timesteps, "wall_seconds": round(self.elapsed(), 1), **rates}
+        )
+        key = rates[cfg.eval_opponents[0]]
+        if cfg.snapshot_weight > 0 and key >= self.state["best"]:
+            self.state["best"] = key
+            self.add_snapshot()
+        save_state(self.out, self.league, self.state)
+        if self.verbose:
+            shown = ", ".join(f"{k} {v:.2f}" for k, v in rates.items())
+            print(f"[{self.num_timesteps} steps, {self.elapsed():.0f} s] eval win rate: {shown}")
+
+    def add_snapshot(self) -> None:
+        """Freeze the learner into ``league/`` and send the grown league to the workers."""
+        league_dir = self.out / "league"
+        league_dir.mkdir(parents=True, exist_ok=True)
+        path = league_dir / f"snapshot_{self.num_timesteps}.zip"
+        self.model.save(path)
+        suffix = "" if self.config.snapshot_deterministic else ":deterministic=0"
+        self.league.snapshots.append(f"ppo:{path}{suffix}")
+        del self.league.snapshots[: -self.config.max_snapshots]
+        env = self.training_env
+        assert isinstance(env, VecEnv)
+        env.env_method("set_opponent_sampler", self.league)
+
+
+# --------------------------------------------------------------------------- checkpoints
+def save_state(out: Path, league: League, state: Mapping[str, Any]) -> None:
+    """Write ``checkpoints/state.json``: the league, the history, the counters."""
+    d = dict(state)
+    d["league"] = {
+        "bots": league.bots,
+        "snapshots": [s.replace(str(out), "{out}", 1) for s in league.snapshots],
+        "snapshot_weight": league.snapshot_weight,
+    }
+    path = out / "checkpoints" / "state.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(d, indent=1))
+
+
+def save_checkpoint(model: Any, out: Path, league: League, state: dict[str, Any]) -> Path:
+    """Save the model to ``checkpoints/latest.zip`` and the run state beside it."""
+    path = out / "checkpoints" / "latest.zip"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    model.save(path)
+    state["timesteps"] = int(model.num_timesteps)
+    save_state(out, league, state)
+    return path
+
+
+def load_state(out: Path) -> tuple[dict[str, Any], League]:
+    """The run state and league written by :func:`save_state`.
+
+    Raises:
+        FileNotFoundError: the directory has no checkpoint.
+    """
+    path = out / "checkpoints" / "state.json"
+    if not path.is_file() or not (out / "checkpoints" / "latest.zip").is_file():
+        raise FileNotFoundError(f"nothing to resume in {out}: no checkpoints/ there")
+    d = json.loads(path.read_text())
+    lg = d.pop("league")
+    league = League(
+        lg["bots"],
+        [s.replace("{out}", str(out), 1) for s in lg["snapshots"]],
+        lg["snapshot_weight"],
+    )
+    return d, league
+
+
+# --------------------------------------------------------------------------- plots
+def plot_learning_curve(eval_json: Mapping[str, Any], path: Path) -> None:
+    """Training win rates (rolling, per opponent kind) and periodic evaluations vs timesteps."""
+    from matplotlib.figure import Figure  # no pyplot: the caller's backend is left alone
+
+    history = eval_json["history"]
+    evals = eval_json["evals"]
+    fig = Figure(figsize=(11, 4))
+    ax1, ax2 = fig.subplots(1, 2)
+    kinds = sorted({k for p in history for k in p["train_win_rate"]})
+    for kind in kinds:
+        xs = [p["timesteps"] for p in history if kind in p["train_win_rate"]]
+        ys = [p["train_win_rate"][kind] for p in history if kind in p["train_win_rate"]]
+        ax1.plot(xs, ys, label=kind, linewidth=2 if kind == "all" else 1)
+    ax1.set(
+        title="training win rate (rolling)",
+        xlabel="learner timesteps",
+        ylabel="win rate",
+        ylim=(0, 1.02),
+    )
+    ax1.grid(alpha=0.3)
+    if kinds:
+        ax1.legend(fontsize=8, loc="best")
+    opponents = sorted({k for e in evals for k in e if k not in ("timesteps", "wall_seconds")})
+    for opponent in opponents:
+        pts = [(e["timesteps"], e[opponent]) for e in evals if opponent in e]
+        ax2.plot(*zip(*pts, strict=True), marker="o", label=f"vs {opponent}")
+    for opponent, final in eval_json.get("final", {}).items():
+        ax2.errorbar(
+            [eval_json["timesteps"]],
+            [final["win_rate"]],
+            yerr=[
+                [final["win_rate"] - final["win_rate_ci95"][0]],
+                [final["win_rate_ci95"][1] - final["win_rate"]],
+            ],
+            fmt="s",
+            capsize=4,
+            label=f"final vs {opponent} ({final['games']} games)",
+        )
+    ax2.set(title="evaluation (tournaments)", xlabel="learner timesteps", ylim=(0, 1.02))
+    ax2.grid(alpha=0.3)
+    ax2.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+# --------------------------------------------------------------------------- main
+def run(
+    config: Config,
+    out: str | Path,
+    resume: bool = False,
+    verbose: int = 1,
+    progress_bar: bool = True,
+) -> dict[str, Any]:
+    """Train with ``config``, write the outputs into ``out`` (module docstring) and return
+    the content of ``eval.json``.
+
+    Args:
+        config: the run's configuration (written to ``out/config.json``).
+        out: the output directory.
+        resume: continue the run checkpointed in ``out`` (model, league, history, step
+            count); pass its saved configuration (``config_from_dict`` of ``config.json``),
+            with a larger ``total_timesteps`` or ``time_budget_minutes`` to train on.
+        verbose: 1 prints each periodic evaluation.
+        progress_bar: show SB3's progress bar.
+
+    Raises:
+        FileNotFoundError: ``resume`` without a checkpoint in ``out``.
+        FileExistsError: ``out`` already holds a model and ``resume`` is false.
+    """
+    out = Path(out).resolve()
+    if not resume and (out / "checkpoints").exists():
+        raise FileExistsError(
+            f"{out} already holds a run: continue it with --resume, replace it with "
+            "--overwrite, or pick another --out"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+
+    # -- seeding: every random source derives from config.seed
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    torch.set_num_threads(config.torch_threads)
+
+    if resume:  # (``train.cli.train`` passes the saved config.json with its overrides)
+        state, league = load_state(out)
+    else:
+        league = League(config.opponents, (), config.snapshot_weight)
+        state = {"history": [], "evals": [], "best": 0.0, "last_eval": 0, "elapsed_before": 0.0}
+    (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
+
+    fns = [_env_factory(config, league, i) for i in range(config.n_envs)]
+    vec_env: VecEnv
+    if config.vec_env == "subproc" and config.n_envs > 1:
+        vec_env = SubprocVecEnv(fns, start_method="forkserver")
+    else:
+        vec_env = DummyVecEnv(fns)
+    vec_env.seed(config.seed + 1000 * len(state["evals"]))
+
+    lr, frac = config.learning_rate, config.lr_final_fraction
+
+    def schedule(progress_remaining: float) -> float:
+        return lr * (frac + (1 - frac) * progress_remaining)
+
+    if resume:
+        model = MaskablePPO.load(
+            out / "checkpoints" / "latest.zip", env=vec_env, device="cpu", learning_rate=schedule
+        )
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            vec_env,
+            learning_rate=schedule,
+            n_steps=config.n_steps,
+            batch_size=config.batch_size,
+            n_epochs=config.n_epochs,
+            gamma=config.gamma,
+            gae_lambda=config.gae_lambda,
+            clip_range=config.clip_range,
+            ent_coef=config.ent_coef,
+            vf_coef=config.vf_coef,
+            max_grad_norm=config.max_grad_norm,
+            policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
+            tensorboard_log=str(out / "tb"),
+            seed=config.seed,
+            device="cpu",
+            verbose=0,
+        )
+    callback = SelfPlayCallback(config, out, league, state, start, verbose=verbose)
+    remaining = config.total_timesteps - model.num_timesteps
+    try:
+        if remaining > 0:
+            model.learn(
+                total_timesteps=remaining,
+                callback=callback,
+                tb_log_name="selfplay",
+                reset_num_timesteps=not resume,
+                progress_bar=progress_bar,
+            )
+    finally:
+        state["elapsed_before"] = callback.elapsed()
+        save_checkpoint(model, out, league, state)
+        vec_env.close()
+    train_seconds = time.perf_counter() - start
+
+    model_path = out / "model.zip"
+    model.save(model_path)
+    t0 = time.perf_counter()
+    final = evaluate(
+        model_path,
+        config.final_eval_opponents,
+        config.final_eval_games,
+        config,
+        workers=config.eval_workers,
+        seed=config.seed + 100_000,
+    )
+    eval_seconds = time.perf_counter() - t0
+    summary = {
+        "model": str(model_path),
+        "preset": config.preset,
+        "timesteps": int(model.num_timesteps),
+        "train_wall_seconds": round(train_seconds, 1),
+        "eval_wall_seconds": round(eval_seconds, 1),
+        "total_wall_seconds": round(time.perf_counter() - start, 1),
+        "stopped_by_time_budget": bool(state.get("stopped_by_budget", False)),
+        "final": {},
+        "tournaments": {},
+        "evals": state["evals"],
+        "history": state["history"],
+        "league": league.weights(),
+    }
+    for opponent, result in final.items():
+        first = next(iter(result["agents"].values()))
+        summary["final"][opponent] = {
+            k: first[k] for k in ("games", "wins", "win_rate", "win_rate_ci95", "mean_score")
+        }
+        summary["tournaments"][opponent] = result
+    (out / "eval.json").write_text(json.dumps(summary, indent=1))
+    plot_learning_curve(summary, out / "learning_curve.png")
+    return summary
+
+
+def format_summary(summary: Mapping[str, Any]) -> str:
+    """The evaluation tables of a finished run, as text (``fort-env train`` prints it)."""
+    lines = [
+        f"model: {summary['model']}",
+        f"trained {summary['timesteps']} timesteps in {summary['train_wall_seconds']:.0f} s; "
+        f"evaluation {summary['eval_wall_seconds']:.0f} s; "
+        f"total {summary['total_wall_seconds']:.0f} s",
+    ]
+    for opponent, result in summary["tournaments"].items():
+        lines.append(f"\nvs {opponent}:")
+        lines.append(format_table(result))
+    return "\n".join(lines)
+
+
+def clean_output(out: str | Path) -> None:
+    """Remove a previous run's outputs from ``out`` (used by ``--overwrite``)."""
+    out = Path(out)
+    for name in ("checkpoints", "league", "tb"):
+        shutil.rmtree(out / name, ignore_errors=True)
+    for name in ("model.zip", "config.json", "eval.json", "learning_curve.png"):
+        (out / name).unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    from train.cli import main
+
+    main()
