@@ -5,9 +5,11 @@ seat rotation, through :func:`agents.tournament.run_tournament`) and reports:
 
 - **end triggers**: the share of games whose end was triggered by 25 points, a Fort at Level 5
   or an empty Park deck (rulebook p.10; two can hold at once);
-- **scores**: the winners' and the losers' final totals;
+- **scores**: the winners' and the losers' final totals, and the winners' mean breakdown
+  (Victory Track, Fort Level points, made-up rule, sculpture; rulebook p.11);
 - **game length** in rounds (one turn of every player);
-- **first-player advantage**: win rate by seat (seat 0 starts) against the fair ``1/n``;
+- **first-player advantage**: win rate by turn-order position (0 = the first player) against
+  the fair ``1/n``, and by player board (its Best Friends), which the rotation keeps apart;
 - **cards** (by name, all copies together): *play rate* (played / times in the leader's hand
   at a Play decision), *recruit rate* (recruited / times offered in the Park or a rival's
   Yard at a Recruit decision), and the *owner win lift*: wins of the players who had the card
@@ -140,16 +142,22 @@ def analyze(
     by_players: dict[int, Any] = {}
     for n in player_counts:
         specs = [agent_specs[k % len(agent_specs)] for k in range(n)]
+        game_n = FortGame(n, setup, cards)
         result = run_tournament(specs, n, games, seed=seed, workers=workers, setup=setup,
                                 cards=cards, progress=progress, return_records=True,
                                 observer=CardStats)  # fmt: skip
         records: list[GameRecord] = result.pop("records")
         win_scores = [r.totals[w] for r in records for w in r.winners]
+        parts = ("track", "fort_level", "made_up_rule", "macaroni")
+        win_rows = [r.breakdown[w] for r in records for w in r.winners]
+        win_breakdown = {k: float(np.mean([row[k] for row in win_rows])) for k in parts}
         lose_scores = [t for r in records for s, t in enumerate(r.totals) if s not in r.winners]
         seat_wins = np.zeros(n)
+        board_wins = np.zeros(n)
         for r in records:
             for w in r.winners:
-                seat_wins[w] += 1
+                seat_wins[r.position(w)] += 1
+                board_wins[w] += 1
             expected = len(r.winners) / n
             extra = r.extra
             for key in ("play_offered", "played", "recruit_offered", "recruited"):
@@ -172,8 +180,12 @@ def analyze(
             "end_trigger_shares": _share(result["end_triggers"], games),
             "winning_scores": _percentiles(win_scores),
             "losing_scores": _percentiles(lose_scores),
+            "winner_breakdown": win_breakdown,
             "rounds": _percentiles([r.rounds for r in records]),
             "seat_win_rates": (seat_wins / games).tolist(),
+            "board_win_rates": {
+                b: float(board_wins[k] / games) for k, b in enumerate(game_n.board_of_seat)
+            },
             "first_player_win_rate": result["first_player_win_rate"],
             "fair_win_rate": 1.0 / n,
             "shared_victories": result["shared_victories"],
@@ -277,8 +289,8 @@ def write_plots(report: dict[str, Any], out: Path) -> list[Path]:
         rates = by[n]["seat_win_rates"]
         ax.bar(range(n), rates)
         ax.axhline(1 / n, color="k", linestyle="--", linewidth=1)
-        ax.set_xticks(range(n), [f"seat {s}" for s in range(n)])
-        ax.set_title(f"Win rate by seat, {n} players")
+        ax.set_xticks(range(n), ["first"] + [f"+{s}" for s in range(1, n)])
+        ax.set_title(f"Win rate by turn order, {n} players", fontsize=9)
     save(fig, "first_player")
 
     rows = report["cards"]
@@ -323,7 +335,8 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
         title=f"{report['games']} games per player count; agents: {', '.join(report['agents'])}"
     )
     for col in ("players", *TRIGGERS, "win score (median, p10-p90)", "lose score (median)",
-                "rounds (mean)", "seat win rates", "first player / fair"):  # fmt: skip
+                "rounds (mean)", "win rate by turn order", "first player / fair",
+                "win rate by board"):  # fmt: skip
         t.add_column(col, justify="right")
     for n, r in report["by_players"].items():
         w, lo = r["winning_scores"], r["losing_scores"]
@@ -335,8 +348,18 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
             f"{r['rounds']['mean']:.1f}",
             " ".join(f"{x:.2f}" for x in r["seat_win_rates"]),
             f"{r['first_player_win_rate']:.2f} / {r['fair_win_rate']:.2f}",
+            " ".join(f"{b} {x:.2f}" for b, x in r["board_win_rates"].items()),
         )
     console.print(t)
+    bt = Table(title="Winners' mean score breakdown (rulebook example: 17 + 23 + 4 + 4 = 48)")
+    for col in ("players", "track", "fort level", "made-up rule", "sculpture"):
+        bt.add_column(col, justify="right")
+    for n, r in report["by_players"].items():
+        b = r["winner_breakdown"]
+        bt.add_row(
+            str(n), *(f"{b[k]:.1f}" for k in ("track", "fort_level", "made_up_rule", "macaroni"))
+        )
+    console.print(bt)
     ct = Table(title="Cards (all copies of a name together)")
     for col in ("card", "play rate", "recruit rate", "owner win lift", "owners"):
         ct.add_column(col, justify="left" if col == "card" else "right")

@@ -5,8 +5,10 @@ The command functions are plain functions with typed arguments that do the work 
 issue::
 
     fort-env tournament --agents A,B[,C,D] --num-players N --games G --seed S [--workers W] [--json]
+                        [--setup basic|advanced] [--cards DIR]
     fort-env play --num-players N --opponents heuristic,random [--seed S] [--seat K]
-    fort-env analyze --games G --agents heuristic [--num-players 2,3,4] [--out DIR] [--json]
+    fort-env analyze --games G --agents heuristic [--num-players 2,3,4] [--seed S] [--workers W]
+                     [--out DIR] [--json] [--setup basic|advanced] [--cards DIR]
 """
 
 from __future__ import annotations
@@ -18,7 +20,11 @@ from typing import Annotated, Any
 
 import typer
 
+from fort_env.errors import FortError
+
 __all__ = ["analyze", "play", "register", "tournament"]
+
+CARDS_HELP = "A card data directory (docs/cards.md); the shipped set if not given."
 
 
 def _split(text: str) -> list[str]:
@@ -34,6 +40,7 @@ def tournament(
     json_output: bool = False,
     setup: str = "basic",
     progress: bool = True,
+    cards: str | None = None,
 ) -> dict[str, Any]:
     """Play a tournament and print its result (a table, or one JSON object with ``json_output``).
 
@@ -43,7 +50,7 @@ def tournament(
     from .tournament import format_table, run_tournament
 
     result = run_tournament(_split(agents), num_players, games, seed=seed, workers=workers,
-                            setup=setup, progress=progress)  # fmt: skip
+                            setup=setup, cards=cards, progress=progress)  # fmt: skip
     if json_output:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
@@ -77,6 +84,7 @@ def analyze(
     json_output: bool = False,
     setup: str = "basic",
     progress: bool = True,
+    cards: str | None = None,
 ) -> dict[str, Any]:
     """Simulate games and print the card-set report; write PNG plots into ``out``."""
     from rich.console import Console
@@ -86,7 +94,7 @@ def analyze(
 
     counts = [int(x) for x in _split(num_players)]
     report = run_analysis(_split(agents), games, counts, seed=seed, workers=workers, out=out,
-                          setup=setup, progress=progress)  # fmt: skip
+                          setup=setup, cards=cards, progress=progress)  # fmt: skip
     if json_output:
         sys.stdout.write(json.dumps(report) + "\n")
     else:
@@ -121,11 +129,12 @@ def register(app: Any) -> None:
             typer.Option("--json", help="Print one JSON object (schema: agents/tournament.py)."),
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+        cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
     ) -> None:
         """Play agents against each other with seat rotation; win rates, ratings, game stats."""
         try:
-            tournament(agents, num_players, games, seed, workers, json_output, setup)
-        except ValueError as exc:
+            tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards)
+        except (ValueError, FortError) as exc:
             _fail(exc)
 
     @app.command("play")
@@ -144,7 +153,7 @@ def register(app: Any) -> None:
         """Play Fort in the terminal against bots."""
         try:
             play(num_players, opponents, seed, seat, setup)
-        except ValueError as exc:
+        except (ValueError, FortError) as exc:
             _fail(exc)
 
     @app.command("analyze")
@@ -165,9 +174,10 @@ def register(app: Any) -> None:
             bool, typer.Option("--json", help="Print the report as one JSON object.")
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+        cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
     ) -> None:
         """Simulate games and report how the card set plays (tables and PNG plots)."""
         try:
-            analyze(games, agents, num_players, seed, workers, out, json_output, setup)
-        except ValueError as exc:
+            analyze(games, agents, num_players, seed, workers, out, json_output, setup, cards=cards)
+        except (ValueError, FortError) as exc:
             _fail(exc)

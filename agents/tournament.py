@@ -10,14 +10,18 @@ How games are set up
 
 - One agent per seat: ``len(agent_specs) == num_players``. Agents are named by their spec;
   a spec given twice is named ``spec#2``, ``spec#3``, ...
-- **Seat rotation**: seats are turn-order positions (seat 0 starts: every game is dealt with
-  ``first_player=0``). Game ``g`` seats agent ``i`` at seat ``(i + g) % num_players``, so over
-  a multiple of ``num_players`` games every agent plays every seat equally often (otherwise
-  the counts differ by at most one; ``seat_games`` reports them).
-- **Deals**: the games of one rotation block (``g // num_players``) share one deal, seeded
-  from ``(seed, block)``, so every agent plays the same cards from every seat (duplicate-style;
-  card luck cancels out). Agent ``i`` in game ``g`` is seeded from ``(seed, g, i)``. The same
-  arguments give the same games, whatever the number of workers.
+- **Seats** in the results are turn-order positions: seat 0 is the first player (rulebook
+  p.2 step 1), seat 1 plays next, and so on.
+- **Seat rotation**: game ``g`` puts agent ``i`` at engine seat ``(i + g) % num_players`` (the
+  seat fixes the player board, hence the Best Friends), and the first player is engine seat
+  ``block % num_players`` for the game's rotation block ``block = g // num_players``. Over a
+  multiple of ``num_players`` games every agent plays every turn-order position and every
+  board equally often, and the board is not tied to the turn order (otherwise the counts differ
+  by at most one; ``seat_games`` reports them).
+- **Deals**: the games of one rotation block share one deal, seeded from ``(seed, block)``, so
+  every agent plays the same cards from every seat (duplicate-style; card luck cancels out).
+  Agent ``i`` in game ``g`` is seeded from ``(seed, g, i)``. The same arguments give the same
+  games, whatever the number of workers.
 - Each decision gives the acting agent the observation (lazily computed) and an ``info`` with
   ``seat``, ``game``, ``legal_actions``, ``action_mask``, ``view`` and ``determinize``
   (``agents.base``). Agents never get the true state.
@@ -37,7 +41,7 @@ Result schema (``--json``)
           "win_rate_ci95": [lo, hi],    # Wilson score interval, 95%
           "mean_score": float,          # final total (score_breakdown()["total"])
           "mean_rank": float,           # 1 = best; tied players share the better rank
-          "seat_games": [int, ...],     # games played per seat (turn-order position)
+          "seat_games": [int, ...],     # games per seat (turn-order position, 0 = first player)
           "seat_win_rates": [float | null, ...],   # per seat; null if never seated there
           "rating": {"mu": float, "sigma": float, "ordinal": float},  # OpenSkill PlackettLuce,
                                         # averaged over game orders (openskill_ratings)
@@ -49,7 +53,7 @@ Result schema (``--json``)
       "wall_seconds": float,
       "game_length": {"decisions": {"mean", "min", "max"}, "rounds": {"mean", "min", "max"}},
       "end_triggers": {"score_25": int, "fort_level_5": int, "park_deck_empty": int},
-      "first_player_win_rate": float,   # games won by seat 0 (shared victories count)
+      "first_player_win_rate": float,   # games won by the first player (shared victories count)
       "shared_victories": int           # games with more than one winner
     }
 
@@ -100,7 +104,8 @@ def wilson_interval(wins: float, games: int, z: float = 1.959963984540054) -> tu
 
 @dataclass
 class GameRecord:
-    """What one game produced; seats are turn-order positions (seat 0 started)."""
+    """What one game produced. Per-seat lists are by engine seat; ``position(seat)`` is the
+    seat's turn-order position (0 = the first player)."""
 
     index: int
     seating: list[int]  # seating[seat] = agent index
@@ -114,7 +119,12 @@ class GameRecord:
     triggers: list[str]
     think: list[float]  # seconds in act() per seat
     decisions_by_seat: list[int]
+    first_player: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def position(self, seat: int) -> int:
+        """Turn-order position of engine seat ``seat`` (0 = the first player)."""
+        return (seat - self.first_player) % len(self.seating)
 
 
 def _ranks(totals: list[int], levels: list[int]) -> list[int]:
@@ -166,8 +176,10 @@ def play_game(
     seed: int,
     index: int = 0,
     observer: Observer | None = None,
+    first_player: int = 0,
 ) -> tuple[GameRecord, FortState]:
-    """Play one game, ``agents[seat]`` at each seat (seat 0 starts), dealt from ``seed``.
+    """Play one game, ``agents[seat]`` at each engine seat, dealt from ``seed``, with
+    ``first_player`` starting (rulebook p.2 step 1).
 
     ``observer`` (analysis) sees every action; what its ``end`` returns goes into
     ``record.extra``. Returns the record and the final state.
@@ -175,7 +187,7 @@ def play_game(
     Raises:
         fort_env.IllegalActionError: an agent returned an illegal action.
     """
-    state = game.new_initial_state(seed=seed, first_player=0)
+    state = game.new_initial_state(seed=seed, first_player=first_player)
     n = game.num_players
     think = [0.0] * n
     counts = [0] * n
@@ -211,10 +223,11 @@ def play_game(
         ranks=_ranks(totals, levels),
         levels=levels,
         decisions=decisions,
-        rounds=int(state.players[0, P_TURNS]),
+        rounds=int(state.players[first_player, P_TURNS]),
         triggers=triggers,
         think=think,
         decisions_by_seat=counts,
+        first_player=first_player,
     )
     if observer is not None:
         record.extra = observer.end(state)
@@ -252,8 +265,10 @@ def _run_one(args: tuple[int, int]) -> GameRecord:
         agent.seed(_derive(seed, g, i))
     factory = _WORKER.get("observer")
     observer = factory() if factory is not None else None
-    deal = _derive(seed, g // n, 1_000_003)
-    record, _ = play_game(game, [agents[i] for i in seating], deal, g, observer)
+    block = g // n
+    deal = _derive(seed, block, 1_000_003)
+    bots = [agents[i] for i in seating]
+    record, _ = play_game(game, bots, deal, g, observer, first_player=block % n)
     record.seating = seating
     return record
 
@@ -414,15 +429,16 @@ def summarize(
     for r in records:
         for seat, i in enumerate(r.seating):
             won = seat in r.winners
+            pos = r.position(seat)
             games[i] += 1
             wins[i] += won
             score_sum[i] += r.totals[seat]
             rank_sum[i] += r.ranks[seat]
             think[i] += r.think[seat]
             decisions[i] += r.decisions_by_seat[seat]
-            seat_games[i, seat] += 1
-            seat_wins[i, seat] += won
-        first_wins += 0 in r.winners
+            seat_games[i, pos] += 1
+            seat_wins[i, pos] += won
+        first_wins += r.first_player in r.winners
         shared += len(r.winners) > 1
         for t in r.triggers:
             triggers[t] += 1
