@@ -524,7 +524,9 @@ def format_table(result: dict[str, Any]) -> str:
         f"seed {result['seed']}",
     ]
     buf = StringIO()
-    console = Console(file=buf, width=140, force_terminal=False, color_system=None)
+    console = Console(
+        file=buf, width=140, force_terminal=False, color_system=None, force_jupyter=False
+    )
     console.print(table)
     for line in lines:
         console.print(line)
