@@ -1,7 +1,8 @@
 """``fort-env analyze``: simulate many games and report how the card set plays.
 
 For each player count it plays ``games`` games with the given agents (seated in turn, with
-seat rotation, through :func:`agents.tournament.run_tournament`) and reports:
+seat rotation, through :func:`agents.tournament.run_tournament`, every game dealt afresh) and
+reports:
 
 - **end triggers**: the share of games whose end was triggered by 25 points, a Fort at Level 5
   or an empty Park deck (rulebook p.10; two can hold at once);
@@ -145,7 +146,7 @@ def analyze(
         game_n = FortGame(n, setup, cards)
         result = run_tournament(specs, n, games, seed=seed, workers=workers, setup=setup,
                                 cards=cards, progress=progress, return_records=True,
-                                observer=CardStats)  # fmt: skip
+                                observer=CardStats, duplicate_deals=False)  # fmt: skip
         records: list[GameRecord] = result.pop("records")
         win_scores = [r.totals[w] for r in records for w in r.winners]
         parts = ("track", "fort_level", "made_up_rule", "macaroni")
@@ -336,7 +337,7 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
     )
     for col in ("players", *TRIGGERS, "win score (median, p10-p90)", "lose score (median)",
                 "rounds (mean)", "win rate by turn order", "first player / fair",
-                "win rate by board"):  # fmt: skip
+                "win rate by board (r/b/g/y)"):  # fmt: skip
         t.add_column(col, justify="right")
     for n, r in report["by_players"].items():
         w, lo = r["winning_scores"], r["losing_scores"]
@@ -348,7 +349,7 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
             f"{r['rounds']['mean']:.1f}",
             " ".join(f"{x:.2f}" for x in r["seat_win_rates"]),
             f"{r['first_player_win_rate']:.2f} / {r['fair_win_rate']:.2f}",
-            " ".join(f"{b} {x:.2f}" for b, x in r["board_win_rates"].items()),
+            " ".join(f"{b[0]}:{x:.2f}" for b, x in r["board_win_rates"].items()),
         )
     console.print(t)
     bt = Table(title="Winners' mean score breakdown (rulebook example: 17 + 23 + 4 + 4 = 48)")

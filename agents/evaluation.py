@@ -19,13 +19,15 @@ cards owned beyond the starting 10        -0.8 each (a thinner deck draws its be
 perks held                                0.7 each
 ========================================  =========================================
 
-The weights were fitted, then rounded: a logistic regression of "this seat wins" on the
-differences of these features between the two seats, at the start of every turn of 1,200
-two-player games between the heuristics (46,000 positions; held-out accuracy 71%), divided by
-the Victory Track coefficient to express them in points. The same fit gives the sigmoid's
-``scale``: 9 points of lead are one logit. A Fort Level is worth far more than the points it
-scores at the end (0, 0, 1, 3, 9, 23) because the game is a race to Level 5. Weights the fit
-found slightly negative for plain reasons of who plays what (Pack, Lookout) are set to 0.
+The weights were fitted, then rounded (``python -m agents.fit_evaluation``): a logistic
+regression of "this seat wins" on the differences of these features between the two seats, at
+the start of every turn of 1,200 two-player games between the heuristics (46,000 positions;
+held-out accuracy 71%), divided by the Victory Track coefficient to express them in points.
+The same fit gives the sigmoid's ``scale``: 9 points of lead are one logit. A Fort Level is
+worth far more than the points it scores at the end (0, 0, 1, 3, 9, 23) because the game is a
+race to Level 5. Two weights depart from the fit: Pack and Lookout, which it found slightly
+negative (who packs is a matter of style, not a cause of losing), are 0; the made-up rule,
+which it found nearly worthless mid-game (0.1), is 0.5 so that the search still counts it.
 
 Once the end is triggered (rulebook p.10) only the round's last turns are left, so the real
 final totals (``score_breakdown``) decide: the value is ``total + 0.1 * (the estimate)``.

@@ -252,9 +252,10 @@ def _init_worker(
     _WORKER["observer"] = observer  # a factory: () -> Observer, or None
 
 
-def _run_one(args: tuple[int, int]) -> GameRecord:
-    """Play game ``g`` of a run with seed ``seed`` (in a worker, or in-process)."""
-    g, seed = args
+def _run_one(args: tuple[int, int, bool]) -> GameRecord:
+    """Play game ``g`` of a run with seed ``seed`` (in a worker, or in-process); with
+    ``duplicate``, the games of a rotation block share one deal."""
+    g, seed, duplicate = args
     game: FortGame = _WORKER["game"]
     agents: list[Agent] = _WORKER["agents"]
     n = game.num_players
@@ -266,7 +267,7 @@ def _run_one(args: tuple[int, int]) -> GameRecord:
     factory = _WORKER.get("observer")
     observer = factory() if factory is not None else None
     block = g // n
-    deal = _derive(seed, block, 1_000_003)
+    deal = _derive(seed, block, 1_000_003) if duplicate else _derive(seed, g, 2_000_003)
     bots = [agents[i] for i in seating]
     record, _ = play_game(game, bots, deal, g, observer, first_player=block % n)
     record.seating = seating
@@ -294,6 +295,7 @@ def run_tournament(
     progress: bool = True,
     return_records: bool = False,
     observer: Any = None,
+    duplicate_deals: bool = True,
 ) -> dict[str, Any]:
     """Play ``games`` games between ``agent_specs`` and summarise them (module docstring).
 
@@ -310,6 +312,9 @@ def run_tournament(
             (not JSON-able as is; for analysis).
         observer: a picklable factory ``() -> Observer`` run on every game (analysis); what
             it returns at the end of a game is in ``record.extra``.
+        duplicate_deals: the games of a rotation block share one deal (module docstring);
+            ``False`` deals every game afresh (for analysis with the same agent everywhere,
+            where replaying a deal adds no information).
 
     Raises:
         ValueError: the number of agents differs from ``num_players``, ``games < 1`` or
@@ -330,7 +335,7 @@ def run_tournament(
     for s in specs:  # fail fast on unknown names, in this process
         make(s)
     FortGame(num_players, setup, cards)  # and on a bad configuration
-    jobs = [(g, seed) for g in range(games)]
+    jobs = [(g, seed, duplicate_deals) for g in range(games)]
     records: list[GameRecord] = []
     start = time.perf_counter()
     bar = tqdm(total=games, file=sys.stderr, disable=not progress, desc="games", unit="game")

@@ -1,0 +1,133 @@
+"""How the weights of ``agents.evaluation.FITTED`` were found.
+
+Run ``python -m agents.fit_evaluation [--games 1200] [--workers 2]``. It plays two-player
+games between the heuristics (builder, opportunist, scorer in every pairing and both seat
+orders), records the features of both seats at the start of every turn before the end is
+triggered, and fits a logistic regression of "this seat wins" on the difference of the two
+seats' features (Newton's method, a little L2). Dividing every coefficient by the Victory
+Track's expresses the weights in points; ``1 / coefficient(track)`` is the sigmoid's scale.
+The printed numbers were rounded into ``FITTED`` (1,200 games; the weights the fit found
+slightly negative for Pack and Lookout were set to 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from fort_env import FortGame, FortState
+from fort_env.constants import LOOKOUT, MAX_FORT_LEVEL
+from fort_env.decisions import DecisionKind
+from fort_env.scoring import made_up_rule_points, owned_cards
+from fort_env.state_arrays import (
+    C_DECISION,
+    C_END,
+    C_PLAYS,
+    C_SCULPTURE,
+    P_LEVEL,
+    P_PACK_P,
+    P_PACK_T,
+    P_SCORE,
+    P_STUFF_P,
+    P_STUFF_T,
+)
+
+FEATURES = (
+    "track", "level_points", "level", "useful", "surplus", "pack", "lookout", "rule",
+    "sculpture", "cards", "perks", "level>=1", "level>=2", "level>=3", "level>=4",
+)  # fmt: skip
+PAIRS = (("builder", "builder"), ("opportunist", "opportunist"), ("builder", "opportunist"),
+         ("opportunist", "builder"), ("builder", "scorer"), ("scorer", "builder"))  # fmt: skip
+
+
+def features(state: FortState, p: int) -> list[float]:
+    """The features of seat ``p`` (:data:`FEATURES`)."""
+    pl = state.players[p]
+    level = int(pl[P_LEVEL])
+    toys, pizza = int(pl[P_STUFF_T] + pl[P_PACK_T]), int(pl[P_STUFF_P] + pl[P_PACK_P])
+    useful = 0
+    if level < MAX_FORT_LEVEL:
+        step = state.game.fort_steps[level]
+        use_t, use_p = min(toys, step.toys), min(pizza, step.pizza)
+        useful = use_t + use_p + min(toys - use_t + pizza - use_p, step.either)
+    lookout = int(((state.zone == LOOKOUT) & (state.owner == p)).sum())
+    return [
+        float(pl[P_SCORE]), state.game.level_points[level], level, useful, toys + pizza - useful,
+        int(pl[P_PACK_P] + pl[P_PACK_T]), lookout, made_up_rule_points(state, p),
+        float(state.ctx[C_SCULPTURE] == p), len(owned_cards(state, p)),
+        int((state.perk_loc == p).sum()), *(float(level >= k) for k in range(1, 5)),
+    ]  # fmt: skip
+
+
+class _TurnStarts:
+    """Observer: the features of both seats at the start of each turn."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[list[float]]] = []
+
+    def before(self, state: FortState, seat: int, action: int) -> None:
+        start = state.ctx[C_DECISION] == DecisionKind.PLAY and state.ctx[C_PLAYS] == 0
+        if start and not state.ctx[C_END]:
+            self.rows.append([features(state, q) for q in range(state.game.num_players)])
+
+    def after(self, state: FortState, seat: int, action: int) -> None:
+        pass
+
+    def end(self, state: FortState) -> dict[str, Any]:
+        return {"rows": self.rows}
+
+
+def _play(seed: int) -> tuple[list[int], list[list[list[float]]]]:
+    from . import make
+    from .tournament import play_game
+
+    specs = PAIRS[seed % len(PAIRS)]
+    bots = [make(s, seed=seed * 7 + i) for i, s in enumerate(specs)]
+    record, _ = play_game(FortGame(2), bots, seed, observer=_TurnStarts())
+    return record.winners, record.extra["rows"]
+
+
+def collect(games: int, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)``: feature differences (me - rival) and wins, two rows per position."""
+    xs, ys = [], []
+    with ProcessPoolExecutor(workers) as pool:
+        for winners, rows in pool.map(_play, range(games), chunksize=8):
+            for f in rows:
+                for p in (0, 1):
+                    xs.append(np.subtract(f[p], f[1 - p]))
+                    ys.append(float(p in winners))
+    return np.array(xs), np.array(ys)
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 30) -> np.ndarray:
+    """Logistic regression without intercept (the model is symmetric), by Newton's method."""
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-x @ w))
+        grad = x.T @ (p - y) + l2 * w
+        hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(len(w))
+        w -= np.linalg.solve(hess, grad)
+    return w
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1200)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    x, y = collect(args.games, args.workers)
+    train = np.arange(len(y)) % 5 != 0
+    w = fit(x[train], y[train])
+    p = 1.0 / (1.0 + np.exp(-x[~train] @ w))
+    print(f"{len(y)} positions; held-out accuracy {np.mean((p > 0.5) == (y[~train] > 0.5)):.3f}")
+    track = w[0]
+    for name, coef in zip(FEATURES, w, strict=True):
+        print(f"{name:>14}: {coef:+.3f} logit = {coef / track:+.2f} points")
+    print(f"sigmoid scale: {1 / track:.1f} points per logit")
+
+
+if __name__ == "__main__":
+    main()
