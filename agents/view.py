@@ -45,7 +45,7 @@ from fort_env.constants import (
     YARD,
 )  # fmt: skip
 from fort_env.decisions import DecisionKind
-from fort_env.engine import ST_ACTION, ST_FOLLOW_RUN
+from fort_env.stages import ST_ACTION, ST_FOLLOW_RUN
 from fort_env.state_arrays import (
     C_ACTOR,
     C_DECISION,

@@ -97,6 +97,26 @@ from .constants import (
 )
 from .decisions import Decision, DecisionKind
 from .errors import ConfigError, IllegalActionError
+from .observation import observation_layout, observation_tensor
+from .stages import (
+    ST_ACTION,
+    ST_ADD,
+    ST_ADD_COIN,
+    ST_ANY_SUIT,
+    ST_BIRTHDAY,
+    ST_DECLARE,
+    ST_DO_OVER,
+    ST_DRAFT,
+    ST_FOLLOW,
+    ST_FOLLOW_RUN,
+    ST_FOLLOW_SECOND,
+    ST_MODE,
+    ST_OVER,
+    ST_PLAY,
+    ST_PROBE,
+    ST_PROBE_DONE,
+    ST_RECRUIT,
+)
 from .state_arrays import (
     C_ACTOR,
     C_ANY_PRIV,
@@ -150,10 +170,6 @@ from .state_arrays import (
 # Decision kinds as plain ints: IntEnum attribute access is slow on the hot path (py3.11).
 K = SimpleNamespace(**{kind.name: int(kind) for kind in DecisionKind})
 SETUPS = ("basic", "advanced")
-# Stages of the turn (where the driver `_advance` resumes). Decisions hang off them.
-(ST_DRAFT, ST_PLAY, ST_DECLARE, ST_MODE, ST_ANY_SUIT, ST_ADD, ST_ADD_COIN, ST_ACTION,
- ST_FOLLOW, ST_FOLLOW_SECOND, ST_FOLLOW_RUN, ST_DO_OVER, ST_RECRUIT, ST_BIRTHDAY, ST_OVER,
- ST_PROBE, ST_PROBE_DONE) = range(17)  # fmt: skip
 # Stages inside a play whose choices must keep the play completable (searched).
 _SEARCHED_STAGES = frozenset(
     (
@@ -229,6 +245,9 @@ class FortGame:
         for card in c:
             for s in card.suits:
                 self.suit_counts[card.id, s] += 1
+        self.suit_counts_f32 = self.suit_counts.astype(np.float32)  # for the observation
+        self.card_ids = np.arange(self.num_cards, dtype=np.int64)
+        self.perk_ids = np.arange(len(PERKS), dtype=np.int64)
         self.suit_lists: list[tuple[int, ...]] = [card.suits for card in c]
         self.has_coin = [COIN in card.suits for card in c]
         self.kind = [card.kind for card in c]
@@ -259,8 +278,6 @@ class FortGame:
 
     @cached_property
     def observation_size(self) -> int:
-        from .observation import observation_layout
-
         return observation_layout(self.num_players, self).size
 
     def new_initial_state(self, seed: int = 0, first_player: int | None = None) -> FortState:
@@ -463,8 +480,6 @@ class FortState(StateArrays):
 
     def observation_tensor(self, player: int) -> np.ndarray:
         """``player``'s view: float32, shape ``(game.observation_size,)`` (``observation.py``)."""
-        from .observation import observation_tensor
-
         return observation_tensor(self, player)
 
     def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:

@@ -42,6 +42,7 @@ from .constants import (
     ZONES,
 )
 from .decisions import DecisionKind
+from .stages import ST_ACTION, ST_FOLLOW_RUN
 from .state_arrays import (
     C_ACTOR,
     C_ANY_PRIV,
@@ -62,10 +63,13 @@ from .state_arrays import (
     C_RES_CHOICE,
     C_SCULPTURE,
     C_STAGE,
+    P_LEVEL,
 )
 
 if TYPE_CHECKING:
     from .engine import FortGame, FortState
+
+_RUNNING_STAGES = (ST_ACTION, ST_FOLLOW_RUN)  # an action is running: "running_action" is set
 
 SIZE_SCALE = 10.0  # pile sizes are divided by this
 PARK_DECK_CARDS = 60.0  # the Park deck's size at setup (rulebook p.2)
@@ -196,89 +200,162 @@ def _card_blocks(num_cards: int) -> tuple[np.ndarray, dict[str, int]]:
     return table, off
 
 
-def observation_tensor(state: FortState, player: int) -> np.ndarray:
-    """``player``'s observation: float32, shape ``(layout.size,)``; a fresh array."""
-    from .engine import ST_ACTION, ST_FOLLOW_RUN
+_OWNER_SLOTS = MAX_PLAYERS + 1  # owner codes -1..3 shifted to 0..4 in the (zone, owner) key
+_LEVELS = MAX_FORT_LEVEL + 1
+_PILE_ZONES = (HAND, DECK, DISCARD, YARD, LOOKOUT)  # the order of "pile_sizes"
+# players[] columns are divided by these (the level is one-hot, written apart into the dump)
+_PLAYER_DIVISOR = np.array([1.0, 1.0, 1.0, 1.0, 1.0, SCORE_TRIGGER, SIZE_SCALE])
 
+
+@dataclass(frozen=True)
+class _SeatTables:
+    """Where everything lands for one observer seat in an ``n``-player game.
+
+    Indices past the observation's end point into a scratch tail that is cut off, so hidden
+    cards and absent entries need no masking: ``dump`` is the tail's start.
+    """
+
+    template: np.ndarray  # float32 (size + num_cards,): the constant entries ("seats")
+    card_dst: np.ndarray  # int64 (len(ZONES) * _OWNER_SLOTS,): block of a (zone, owner) key
+    pile_src: np.ndarray  # int64 (n * 5,): (zone, owner) keys of the "pile_sizes" entries
+    pile_dst: np.ndarray  # int64 (n * 5,)
+    player_dst: np.ndarray  # int64 (n, len(PLAYER_FIELDS)): resources, score, turns per seat
+    level_base: np.ndarray  # int64 (n,): start of each seat's one-hot Fort Level
+    perk_dst: np.ndarray  # int64 (MAX_PLAYERS + 3, len(PERKS)): [perk_loc + 3, perk]
+    rule_holder_dst: np.ndarray  # int64 (MAX_PLAYERS + 2,): "has_made_up_rule" by rule_loc + 2
+    lookout_rival: np.ndarray  # float32 (len(ZONES) * _OWNER_SLOTS, MAX_PLAYERS - 1): one-hot
+    # rival (1..3 seats to the left, as 0..2) of a key in a rival's Lookout, zeros otherwise
+    rel: tuple[int, ...]  # seat -> seat relative to the observer
+    dump: int
+
+
+@lru_cache(maxsize=64)
+def _seat_tables(num_cards: int, n: int, player: int) -> _SeatTables:
+    table, off = _card_blocks(num_cards)
+    size = _layout(num_cards).size
+    dump = size
+    rel = tuple((s - player) % n for s in range(n))
+
+    card_dst = np.full((len(ZONES), _OWNER_SLOTS), dump, dtype=np.int64)
+    for z in range(len(ZONES)):
+        if table[z, MAX_PLAYERS] >= 0:
+            card_dst[z, 0] = table[z, MAX_PLAYERS]
+        for s in range(n):
+            if table[z, rel[s]] >= 0:
+                card_dst[z, s + 1] = table[z, rel[s]]
+
+    pile_src = np.array(
+        [z * _OWNER_SLOTS + s + 1 for s in range(n) for z in _PILE_ZONES], dtype=np.int64
+    )
+    pile_dst = np.array(
+        [off["pile_sizes"] + 5 * rel[s] + j for s in range(n) for j in range(5)], dtype=np.int64
+    )
+    player_dst = np.full((n, len(_PLAYER_DIVISOR)), dump, dtype=np.int64)
+    for s in range(n):
+        player_dst[s, :4] = off["resources"] + 4 * rel[s] + np.arange(4)
+        player_dst[s, 5] = off["score"] + rel[s]
+        player_dst[s, 6] = off["turns"] + rel[s]
+    level_base = np.array([off["fort_level"] + rel[s] * _LEVELS for s in range(n)], np.int64)
+
+    perk_dst = np.full((MAX_PLAYERS + 3, len(PERKS)), dump, dtype=np.int64)
+    perk_dst[USED + 3] = off["perk_used"] + np.arange(len(PERKS))
+    perk_dst[IN_STACK + 3] = off["perk_row"] + np.arange(len(PERKS))
+    for s in range(n):
+        perk_dst[s + 3] = off["perks"] + rel[s] * len(PERKS) + np.arange(len(PERKS))
+    rule_holder_dst = np.full(MAX_PLAYERS + 2, dump, dtype=np.int64)
+    for s in range(n):
+        rule_holder_dst[s + 2] = off["has_made_up_rule"] + rel[s]
+    lookout_rival = np.zeros((len(ZONES), _OWNER_SLOTS, MAX_PLAYERS - 1), dtype=np.float32)
+    for s in range(n):
+        if s != player:
+            lookout_rival[LOOKOUT, s + 1, rel[s] - 1] = 1.0
+
+    template = np.zeros(size + num_cards, dtype=np.float32)
+    template[[off["seats"] + rel[s] for s in range(n)]] = 1.0
+    tables = (card_dst.ravel(), pile_src, pile_dst, player_dst, level_base, perk_dst,
+              rule_holder_dst, lookout_rival.reshape(-1, MAX_PLAYERS - 1))  # fmt: skip
+    for t in (template, *tables):
+        t.flags.writeable = False
+    return _SeatTables(template, *tables, rel, dump)
+
+
+def observation_tensor(state: FortState, player: int) -> np.ndarray:
+    """``player``'s observation: float32, shape ``(layout.size,)``; a fresh array.
+
+    Built from per-seat lookup tables with a few numpy scatters (docs/performance.md);
+    ``tests/reference_observation.py`` writes the same tensor slice by slice and
+    ``tests/test_observation.py`` checks that they agree.
+    """
     g = state.game
     c = g.num_cards
-    table, off = _card_blocks(c)
-    obs = np.zeros(_layout(c).size, dtype=np.float32)
     n = g.num_players
+    t = _seat_tables(c, n, player)
+    off = _card_blocks(c)[1]
+    buf = t.template.copy()
     zone, owner = state.zone, state.owner
     ctx = state.ctx.tolist()
 
-    # Cards: one scatter for every zone the observer may see card by card.
-    rel_owner = np.where(owner >= 0, (owner - player) % n, MAX_PLAYERS)
-    target = table[zone, rel_owner]
-    seen = target >= 0
-    obs[target[seen] + np.flatnonzero(seen)] = 1.0
-    # Piles per (zone, seat) in one count.
-    key = zone.astype(np.int64) * MAX_PLAYERS + np.where(owner >= 0, owner, 0)
-    piles = np.bincount(key[owner >= 0], minlength=len(ZONES) * MAX_PLAYERS)
+    # Cards: one scatter for every zone the observer may see card by card; pile sizes from
+    # the same (zone, owner) key.
+    key = zone * _OWNER_SLOTS
+    key += owner
+    key += 1
+    buf[t.card_dst[key] + g.card_ids] = 1.0
+    piles = np.bincount(key, minlength=len(ZONES) * _OWNER_SLOTS)
+    buf[t.pile_dst] = piles[t.pile_src] / SIZE_SCALE
+    buf[off["park_deck_size"]] = piles[PARK_DECK * _OWNER_SLOTS] / PARK_DECK_CARDS
+
+    # Per seat: resources, score, turns (scaled), Fort Level (one-hot), perks, rule holders.
+    players = state.players
+    buf[t.player_dst] = players / _PLAYER_DIVISOR
+    buf[t.level_base + players[:, P_LEVEL]] = 1.0
+    buf[t.perk_dst[state.perk_loc + 3, g.perk_ids]] = 1.0
+    rule_loc = state.rule_loc.tolist()
+    for i, loc in enumerate(rule_loc):
+        if loc >= 0:
+            buf[t.rule_holder_dst[loc + 2]] = 1.0
+            if loc == player:
+                buf[off["my_made_up_rule"] + i] = 1.0
+    # Rivals' Lookouts: suits only, summed per rival as (rivals, cards) @ (cards, suits).
+    lk = off["rival_lookout_suits"]
+    rivals_suits = t.lookout_rival[key].T @ g.suit_counts_f32
+    buf[lk : lk + (MAX_PLAYERS - 1) * NUM_SUITS] = rivals_suits.ravel()
 
     kind = ctx[C_DECISION]
-    obs[off["decision"] + kind] = 1.0
-    if not state.is_terminal():
-        obs[off["actor"] + (ctx[C_ACTOR] - player) % n] = 1.0
-    obs[off["leader"] + (ctx[C_LEADER] - player) % n] = 1.0
-    obs[off["first_player"] + (ctx[C_FIRST] - player) % n] = 1.0
+    buf[off["decision"] + kind] = 1.0
+    if kind != DecisionKind.TERMINAL:
+        buf[off["actor"] + t.rel[ctx[C_ACTOR]]] = 1.0
+    buf[off["leader"] + t.rel[ctx[C_LEADER]]] = 1.0
+    buf[off["first_player"] + t.rel[ctx[C_FIRST]]] = 1.0
     if ctx[C_PLAYED] >= 0:
-        obs[off["played_card"] + ctx[C_PLAYED]] = 1.0
+        buf[off["played_card"] + ctx[C_PLAYED]] = 1.0
     if ctx[C_MODE] >= 0:
-        obs[off["mode"] + ctx[C_MODE]] = 1.0
-    if ctx[C_STAGE] in (ST_ACTION, ST_FOLLOW_RUN):
-        obs[off["running_action"] + ctx[C_PROG_SIDE]] = 1.0
-        obs[off["running_action"] + 2] = float(ctx[C_PROG_FULL])
-    obs[off["play_suits"] : off["play_suits"] + NUM_SUITS] = state.play_suits
-    for i, slot in enumerate((C_ANY_PUB, C_ANY_PRIV)):
-        if ctx[slot] >= 0:
-            obs[off["any_suit"] + i * NUM_SUITS + ctx[slot]] = 1.0
-    for i, slot in enumerate((C_RES_CHOICE, C_LEADER_RES)):
-        if ctx[slot] >= 0:
-            obs[off["resource_choice"] + i * 2 + ctx[slot]] = 1.0
+        buf[off["mode"] + ctx[C_MODE]] = 1.0
+    if ctx[C_STAGE] in _RUNNING_STAGES:
+        buf[off["running_action"] + ctx[C_PROG_SIDE]] = 1.0
+        buf[off["running_action"] + 2] = float(ctx[C_PROG_FULL])
+    ps = off["play_suits"]
+    buf[ps : ps + NUM_SUITS] = state.play_suits
+    if ctx[C_ANY_PUB] >= 0:
+        buf[off["any_suit"] + ctx[C_ANY_PUB]] = 1.0
+    if ctx[C_ANY_PRIV] >= 0:
+        buf[off["any_suit"] + NUM_SUITS + ctx[C_ANY_PRIV]] = 1.0
+    if ctx[C_RES_CHOICE] >= 0:
+        buf[off["resource_choice"] + ctx[C_RES_CHOICE]] = 1.0
+    if ctx[C_LEADER_RES] >= 0:
+        buf[off["resource_choice"] + 2 + ctx[C_LEADER_RES]] = 1.0
     if ctx[C_CONVERT_DIR] >= 0:
-        obs[off["convert_from"] + ctx[C_CONVERT_DIR]] = 1.0
-    obs[off["cost_to_pay"] : off["cost_to_pay"] + 3] = (ctx[C_PAY_T], ctx[C_PAY_P], ctx[C_PAY_E])
-
-    rule_loc = state.rule_loc.tolist()
-    if player in rule_loc:
-        obs[off["my_made_up_rule"] + rule_loc.index(player)] = 1.0
+        buf[off["convert_from"] + ctx[C_CONVERT_DIR]] = 1.0
+    cost = off["cost_to_pay"]
+    buf[cost] = ctx[C_PAY_T]
+    buf[cost + 1] = ctx[C_PAY_P]
+    buf[cost + 2] = ctx[C_PAY_E]
     if kind == DecisionKind.PICK_RULE and ctx[C_ACTOR] == player:
         for i, loc in enumerate(rule_loc):
             if loc == IN_STACK:
-                obs[off["rule_stack"] + i] = 1.0
-    # Rivals' Lookouts: suits only.
-    for cid in np.flatnonzero((zone == LOOKOUT) & (owner != player)).tolist():
-        r = (int(owner[cid]) - player) % n
-        base = off["rival_lookout_suits"] + (r - 1) * NUM_SUITS
-        obs[base : base + NUM_SUITS] += g.suit_counts[cid]
-    perk_loc = state.perk_loc.tolist()
-    players = state.players.tolist()
-    for seat in range(n):
-        r = (seat - player) % n
-        stuff_p, stuff_t, pack_p, pack_t, level, score, turns = players[seat]
-        base = off["resources"] + 4 * r
-        obs[base : base + 4] = (stuff_p, stuff_t, pack_p, pack_t)
-        obs[off["fort_level"] + r * (MAX_FORT_LEVEL + 1) + level] = 1.0
-        obs[off["score"] + r] = score / SCORE_TRIGGER
-        base = off["pile_sizes"] + 5 * r
-        for j, z in enumerate((HAND, DECK, DISCARD, YARD, LOOKOUT)):
-            obs[base + j] = piles[z * MAX_PLAYERS + seat] / SIZE_SCALE
-        obs[off["has_made_up_rule"] + r] = float(seat in rule_loc)
-        for i, loc in enumerate(perk_loc):
-            if loc == seat:
-                obs[off["perks"] + r * len(PERKS) + i] = 1.0
-        obs[off["turns"] + r] = turns / SIZE_SCALE
-        obs[off["seats"] + r] = 1.0
-    for i, loc in enumerate(perk_loc):
-        if loc == IN_STACK:
-            obs[off["perk_row"] + i] = 1.0
-        elif loc == USED:
-            obs[off["perk_used"] + i] = 1.0
+                buf[off["rule_stack"] + i] = 1.0
     sculpture = ctx[C_SCULPTURE]
-    obs[off["sculpture"] + (MAX_PLAYERS if sculpture < 0 else (sculpture - player) % n)] = 1.0
-    obs[off["park_deck_size"]] = np.count_nonzero(zone == PARK_DECK) / PARK_DECK_CARDS
-    obs[off["rule_stack_size"]] = float(rule_loc.count(IN_STACK))
-    obs[off["end_triggered"]] = float(ctx[C_END])
-    return obs
+    buf[off["sculpture"] + (MAX_PLAYERS if sculpture < 0 else t.rel[sculpture])] = 1.0
+    buf[off["rule_stack_size"]] = float(rule_loc.count(IN_STACK))
+    buf[off["end_triggered"]] = float(ctx[C_END])
+    return buf[: t.dump].copy()

@@ -1,0 +1,144 @@
+"""The straightforward observation writer, kept as the reference for the fast one.
+
+``fort_env.observation.observation_tensor`` builds the same tensor with per-seat lookup tables
+and a few numpy scatters (docs/performance.md); tests/test_observation.py checks that the two
+agree on thousands of random positions. This version writes slice by slice and is easier to
+read against the layout in ``fort_env/observation.py``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fort_env.constants import (
+    DECK,
+    DISCARD,
+    HAND,
+    IN_STACK,
+    LOOKOUT,
+    MAX_FORT_LEVEL,
+    MAX_PLAYERS,
+    NUM_SUITS,
+    PARK_DECK,
+    PERKS,
+    SCORE_TRIGGER,
+    USED,
+    YARD,
+    ZONES,
+)
+from fort_env.decisions import DecisionKind
+from fort_env.observation import PARK_DECK_CARDS, SIZE_SCALE, _card_blocks, _layout
+from fort_env.state_arrays import (
+    C_ACTOR,
+    C_ANY_PRIV,
+    C_ANY_PUB,
+    C_CONVERT_DIR,
+    C_DECISION,
+    C_END,
+    C_FIRST,
+    C_LEADER,
+    C_LEADER_RES,
+    C_MODE,
+    C_PAY_E,
+    C_PAY_P,
+    C_PAY_T,
+    C_PLAYED,
+    C_PROG_FULL,
+    C_PROG_SIDE,
+    C_RES_CHOICE,
+    C_SCULPTURE,
+    C_STAGE,
+)
+
+if TYPE_CHECKING:
+    from fort_env.engine import FortState
+
+
+def reference_observation(state: FortState, player: int) -> np.ndarray:
+    """``player``'s observation: float32, shape ``(layout.size,)``; a fresh array."""
+    from fort_env.stages import ST_ACTION, ST_FOLLOW_RUN
+
+    g = state.game
+    c = g.num_cards
+    table, off = _card_blocks(c)
+    obs = np.zeros(_layout(c).size, dtype=np.float32)
+    n = g.num_players
+    zone, owner = state.zone, state.owner
+    ctx = state.ctx.tolist()
+
+    # Cards: one scatter for every zone the observer may see card by card.
+    rel_owner = np.where(owner >= 0, (owner - player) % n, MAX_PLAYERS)
+    target = table[zone, rel_owner]
+    seen = target >= 0
+    obs[target[seen] + np.flatnonzero(seen)] = 1.0
+    # Piles per (zone, seat) in one count.
+    key = zone.astype(np.int64) * MAX_PLAYERS + np.where(owner >= 0, owner, 0)
+    piles = np.bincount(key[owner >= 0], minlength=len(ZONES) * MAX_PLAYERS)
+
+    kind = ctx[C_DECISION]
+    obs[off["decision"] + kind] = 1.0
+    if not state.is_terminal():
+        obs[off["actor"] + (ctx[C_ACTOR] - player) % n] = 1.0
+    obs[off["leader"] + (ctx[C_LEADER] - player) % n] = 1.0
+    obs[off["first_player"] + (ctx[C_FIRST] - player) % n] = 1.0
+    if ctx[C_PLAYED] >= 0:
+        obs[off["played_card"] + ctx[C_PLAYED]] = 1.0
+    if ctx[C_MODE] >= 0:
+        obs[off["mode"] + ctx[C_MODE]] = 1.0
+    if ctx[C_STAGE] in (ST_ACTION, ST_FOLLOW_RUN):
+        obs[off["running_action"] + ctx[C_PROG_SIDE]] = 1.0
+        obs[off["running_action"] + 2] = float(ctx[C_PROG_FULL])
+    obs[off["play_suits"] : off["play_suits"] + NUM_SUITS] = state.play_suits
+    for i, slot in enumerate((C_ANY_PUB, C_ANY_PRIV)):
+        if ctx[slot] >= 0:
+            obs[off["any_suit"] + i * NUM_SUITS + ctx[slot]] = 1.0
+    for i, slot in enumerate((C_RES_CHOICE, C_LEADER_RES)):
+        if ctx[slot] >= 0:
+            obs[off["resource_choice"] + i * 2 + ctx[slot]] = 1.0
+    if ctx[C_CONVERT_DIR] >= 0:
+        obs[off["convert_from"] + ctx[C_CONVERT_DIR]] = 1.0
+    obs[off["cost_to_pay"] : off["cost_to_pay"] + 3] = (ctx[C_PAY_T], ctx[C_PAY_P], ctx[C_PAY_E])
+
+    rule_loc = state.rule_loc.tolist()
+    if player in rule_loc:
+        obs[off["my_made_up_rule"] + rule_loc.index(player)] = 1.0
+    if kind == DecisionKind.PICK_RULE and ctx[C_ACTOR] == player:
+        for i, loc in enumerate(rule_loc):
+            if loc == IN_STACK:
+                obs[off["rule_stack"] + i] = 1.0
+    # Rivals' Lookouts: suits only.
+    for cid in np.flatnonzero((zone == LOOKOUT) & (owner != player)).tolist():
+        r = (int(owner[cid]) - player) % n
+        base = off["rival_lookout_suits"] + (r - 1) * NUM_SUITS
+        obs[base : base + NUM_SUITS] += g.suit_counts[cid]
+    perk_loc = state.perk_loc.tolist()
+    players = state.players.tolist()
+    for seat in range(n):
+        r = (seat - player) % n
+        stuff_p, stuff_t, pack_p, pack_t, level, score, turns = players[seat]
+        base = off["resources"] + 4 * r
+        obs[base : base + 4] = (stuff_p, stuff_t, pack_p, pack_t)
+        obs[off["fort_level"] + r * (MAX_FORT_LEVEL + 1) + level] = 1.0
+        obs[off["score"] + r] = score / SCORE_TRIGGER
+        base = off["pile_sizes"] + 5 * r
+        for j, z in enumerate((HAND, DECK, DISCARD, YARD, LOOKOUT)):
+            obs[base + j] = piles[z * MAX_PLAYERS + seat] / SIZE_SCALE
+        obs[off["has_made_up_rule"] + r] = float(seat in rule_loc)
+        for i, loc in enumerate(perk_loc):
+            if loc == seat:
+                obs[off["perks"] + r * len(PERKS) + i] = 1.0
+        obs[off["turns"] + r] = turns / SIZE_SCALE
+        obs[off["seats"] + r] = 1.0
+    for i, loc in enumerate(perk_loc):
+        if loc == IN_STACK:
+            obs[off["perk_row"] + i] = 1.0
+        elif loc == USED:
+            obs[off["perk_used"] + i] = 1.0
+    sculpture = ctx[C_SCULPTURE]
+    obs[off["sculpture"] + (MAX_PLAYERS if sculpture < 0 else (sculpture - player) % n)] = 1.0
+    obs[off["park_deck_size"]] = np.count_nonzero(zone == PARK_DECK) / PARK_DECK_CARDS
+    obs[off["rule_stack_size"]] = float(rule_loc.count(IN_STACK))
+    obs[off["end_triggered"]] = float(ctx[C_END])
+    return obs
