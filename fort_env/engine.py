@@ -262,6 +262,11 @@ class FortGame:
             )
             for card in c
         ]
+        # suits a fixed "x suit" multiplier of either action counts, per card
+        self.counted_suits: list[frozenset[int]] = [
+            frozenset(arg for e in effects for m, arg in _mults(e) if m == MULT_SUIT)
+            for effects in self.effects
+        ]
         self.has_any_suit: list[tuple[bool, bool]] = [
             tuple(  # type: ignore[misc]
                 any(m == MULT_ANY_SUIT for m, _ in multipliers(e))
@@ -1353,17 +1358,36 @@ class FortState(StateArrays):
             # "X fully, then Y" can be completed exactly when "X only" can: Y, used as far as
             # it goes, never fails, and every card added for X is still allowed.
             return ("MODE", A.MODE_PLAN[i][0])
-        if name == "SUIT" and self.ctx[C_DECISION] == K.DECLARE_COIN:
-            # the declared suit matters to the play only if one of the card's multipliers
-            # counts it (or may, through "any one suit"); other suits differ only for followers
+        kind = self.ctx[C_DECISION]
+        if name == "SUIT" and kind in (K.DECLARE_COIN, K.ANY_SUIT):
             played = int(self.ctx[C_PLAYED])
-            counted = {
-                arg for e in self.game.effects[played] for m, arg in _mults(e) if m == MULT_SUIT
-            }
-            if any(self.game.has_any_suit[played]) or i in counted:
-                return a
-            return (name, -1)
+            if not any(self.game.has_any_suit[played]):
+                # the declared suit matters to the play only if one of the card's multipliers
+                # counts it; other suits differ only for followers
+                return a if i in self.game.counted_suits[played] else (name, -1)
+            if self._interchangeable_suit(i):
+                return (name, -1, int(self.play_suits[i]))
         return a
+
+    def _interchangeable_suit(self, s: int) -> bool:
+        """Whether, for the rest of the leader's play, suit ``s`` is like any other suit with
+        as many in play: no fixed "x suit" of the played card counts it, no "any one suit" has
+        chosen it, and no card the leader could add has it (coins match every suit alike).
+        Swapping two such suits maps the play's remaining choices one to one, so declaring a
+        coin as, or choosing "any one suit" as, either has the same verdict (docs/rules.md R32).
+        """
+        if s == COIN or s in self.game.counted_suits[int(self.ctx[C_PLAYED])]:
+            return False
+        if s in (self.ctx[C_ANY_PUB], self.ctx[C_ANY_PRIV]):
+            return False
+        leader = int(self.ctx[C_LEADER])
+        suit_lists = self.game.suit_lists
+        zone, owner, mark = self.zone, self.owner, self.mark
+        for c in np.flatnonzero(owner == leader).tolist():
+            z = zone[c]
+            if (z == HAND or (z == LOOKOUT and not mark[c])) and s in suit_lists[c]:
+                return False
+        return True
 
     def _adding_cannot_help(self) -> bool:
         """After "stop adding" failed: True when more cards cannot make the play possible.
@@ -1433,7 +1457,19 @@ class FortState(StateArrays):
             if self._adding_cannot_help():
                 return False
             seen.add(L.STOP_ADDING)
-        for a in self._raw_legal():
+        raw = self._raw_legal()
+        if self.ctx[C_DECISION] == K.DECLARE_COIN:
+            # a coin declared as a suit the card counts is the likeliest completion: try first
+            counted = self.game.counted_suits[int(self.ctx[C_PLAYED])]
+            raw.sort(key=lambda a: a - L.SUIT not in counted)
+        elif self.ctx[C_DECISION] == K.MODE:
+            # A one-action mode whose straight run is a full use completes the play: try those
+            # witnesses before searching any mode's subtree (a failing mode's subtree, with its
+            # suit choices and added cards, is the costly part).
+            for a in raw:
+                if self._runs_straight_through(a):
+                    return True
+        for a in raw:
             if a == L.SKIP_PLAY or (L.RECYCLE <= a < L.RECYCLE + L.num_cards):
                 continue  # not a way to complete the play under test
             key = self._equivalence_key(a)

@@ -76,3 +76,40 @@ def test_mask_and_list_agree_and_illegal_actions_change_nothing() -> None:
         with pytest.raises(IllegalActionError, match="out of range"):
             state.apply_action(bad)
     assert refused >= 300
+
+
+def _holds_any_suit_card(state) -> bool:  # type: ignore[no-untyped-def]
+    game = state.game
+    p = state.current_player()
+    hand = np.flatnonzero((state.owner == p) & (state.zone == 2)).tolist()  # HAND
+    return any(any(game.has_any_suit[c]) for c in hand)
+
+
+def test_suit_choices_of_any_suit_cards_match_reference() -> None:
+    """Declaring a coin or choosing "any one suit" groups interchangeable suits into one
+    search class (docs/rules.md R32); the masks at those decisions, and at PLAY decisions
+    where such a card could be played, must still equal exhaustive enumeration."""
+    from fort_env.decisions import DecisionKind as K
+
+    compared = 0
+    for num_players in (2, 4):
+        game = FortGame(num_players)
+        for seed in range(30):
+            state = game.new_initial_state(100 + seed)
+            rng = np.random.default_rng(seed)
+            while not state.is_terminal():
+                kind = state.decision.kind
+                if kind in (K.DECLARE_COIN, K.ANY_SUIT) or (
+                    kind == K.PLAY and _holds_any_suit_card(state)
+                ):
+                    game.search_memo.clear()  # the verdicts must not come from earlier searches
+                    fast = state.clone().legal_actions()
+                    try:
+                        slow = reference_legal_actions(state, budget=4000)
+                    except BudgetExceeded:
+                        pass
+                    else:
+                        assert fast == slow, (seed, state.decision, fast, slow)
+                        compared += 1
+                state.apply_action(int(rng.choice(state.legal_actions())))
+    assert compared > 300
