@@ -1392,16 +1392,20 @@ class FortState(StateArrays):
     def _adding_cannot_help(self) -> bool:
         """After "stop adding" failed: True when more cards cannot make the play possible.
 
-        In a one-action mode whose action is one repeat of a body without multipliers, the
-        run with n repetitions is a prefix of the run with more, and adding only shrinks the
-        hand, so if n >= 1 failed every larger count fails too.
+        When the fully used action is one repeat of a body without multipliers, the run with
+        n repetitions is a prefix of the run with more; adding only shrinks the hand (fewer
+        options, never more); and the other action, if any, counts no suit, so added cards
+        change nothing it does. So if n >= 1 failed, every larger count fails too.
         """
-        _first, second, full = A.MODE_PLAN[int(self.ctx[C_MODE])]
-        if second >= 0:
-            return False
-        effect = self.game.effects[int(self.ctx[C_PLAYED])][full]
+        first, second, full = A.MODE_PLAN[int(self.ctx[C_MODE])]
+        effects = self.game.effects[int(self.ctx[C_PLAYED])]
+        effect = effects[full]
         if effect is None or effect[0] != REPEAT or _mults(effect[1]):
             return False
+        if second >= 0:
+            other = second if full == first else first
+            if any(m in (MULT_SUIT, MULT_ANY_SUIT) for m, _ in _mults(effects[other])):
+                return False
         any_suit = int(self.ctx[C_ANY_PUB if full == A.PUBLIC else C_ANY_PRIV])
         leader = int(self.ctx[C_LEADER])
         return self._count_for(effect[2], effect[3], leader, self.play_suits, any_suit) >= 1

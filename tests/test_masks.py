@@ -85,24 +85,27 @@ def _holds_any_suit_card(state) -> bool:  # type: ignore[no-untyped-def]
     return any(any(game.has_any_suit[c]) for c in hand)
 
 
-def test_suit_choices_of_any_suit_cards_match_reference() -> None:
-    """Declaring a coin or choosing "any one suit" groups interchangeable suits into one
-    search class (docs/rules.md R32); the masks at those decisions, and at PLAY decisions
-    where such a card could be played, must still equal exhaustive enumeration."""
+def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
+    """The search's shortcuts (docs/rules.md R32): interchangeable suits as one class when a
+    coin is declared or "any one suit" chosen, mode witnesses tried first, and "adding cannot
+    help" after a failed "stop adding" in two-action modes. At every decision they touch
+    (suit choices, modes, adds, and plays of a hand holding an "any one suit" card) the mask,
+    computed with an empty memo so no earlier search can answer, must equal exhaustive
+    enumeration."""
     from fort_env.decisions import DecisionKind as K
 
     compared = 0
     for num_players in (2, 4):
         game = FortGame(num_players)
-        for seed in range(30):
+        for seed in range(24):
             state = game.new_initial_state(100 + seed)
             rng = np.random.default_rng(seed)
             while not state.is_terminal():
                 kind = state.decision.kind
-                if kind in (K.DECLARE_COIN, K.ANY_SUIT) or (
+                if kind in (K.DECLARE_COIN, K.ANY_SUIT, K.MODE, K.ADD) or (
                     kind == K.PLAY and _holds_any_suit_card(state)
                 ):
-                    game.search_memo.clear()  # the verdicts must not come from earlier searches
+                    game.search_memo.clear()
                     fast = state.clone().legal_actions()
                     try:
                         slow = reference_legal_actions(state, budget=4000)
@@ -112,4 +115,4 @@ def test_suit_choices_of_any_suit_cards_match_reference() -> None:
                         assert fast == slow, (seed, state.decision, fast, slow)
                         compared += 1
                 state.apply_action(int(rng.choice(state.legal_actions())))
-    assert compared > 300
+    assert compared > 1000
