@@ -13,8 +13,8 @@ search over cloned states in which choices that cannot differ in feasibility are
 
 from __future__ import annotations
 
-import hashlib
 from functools import cached_property, lru_cache
+from hashlib import blake2b as _blake2b
 from types import SimpleNamespace
 from typing import Any
 
@@ -355,9 +355,9 @@ class FortState(StateArrays):
         """Steps 10-11: each shuffles kids + Best Friends into a deck and draws 5."""
         rng = self._rng()
         for p in range(self.game.num_players):
-            ids = np.flatnonzero(
-                (self.owner == p) & ((self.zone == DECK) | (self.zone == DRAFT_KEPT))
-            )
+            ids = ((self.owner == p) & ((self.zone == DECK) | (self.zone == DRAFT_KEPT))).nonzero()[
+                0
+            ]
             self.zone[ids] = DECK
             self.pos[ids] = rng.permutation(len(ids))
             self._draw(p, HAND_SIZE)
@@ -374,11 +374,11 @@ class FortState(StateArrays):
         return np.random.default_rng([int(self.ctx[C_SEED]), count])
 
     def _shuffle_park_deck(self, rng: np.random.Generator) -> None:
-        ids = np.flatnonzero(self.zone == PARK_DECK)
+        ids = (self.zone == PARK_DECK).nonzero()[0]
         self.pos[ids] = rng.permutation(len(ids))
 
     def _top_of_park_deck(self) -> int:
-        ids = np.flatnonzero(self.zone == PARK_DECK)
+        ids = (self.zone == PARK_DECK).nonzero()[0]
         if len(ids) == 0:
             return -1
         return int(ids[np.argmin(self.pos[ids])])
@@ -392,9 +392,9 @@ class FortState(StateArrays):
     def _draw(self, p: int, n: int) -> None:
         """Draw phase (p.9): draw n, reshuffling the discard pile when the deck runs out."""
         for _ in range(n):
-            ids = np.flatnonzero((self.zone == DECK) & (self.owner == p))
+            ids = ((self.zone == DECK) & (self.owner == p)).nonzero()[0]
             if len(ids) == 0:
-                pile = np.flatnonzero((self.zone == DISCARD) & (self.owner == p))
+                pile = ((self.zone == DISCARD) & (self.owner == p)).nonzero()[0]
                 if len(pile) == 0:
                     return
                 self.zone[pile] = DECK
@@ -501,8 +501,8 @@ class FortState(StateArrays):
     # ------------------------------------------------------------------ helpers on zones
     def _cards(self, zone: int, p: int | None = None) -> np.ndarray:
         if p is None:
-            return np.flatnonzero(self.zone == zone)
-        return np.flatnonzero((self.zone == zone) & (self.owner == p))
+            return (self.zone == zone).nonzero()[0]
+        return ((self.zone == zone) & (self.owner == p)).nonzero()[0]
 
     def _count(self, zone: int, p: int) -> int:
         return int(np.count_nonzero((self.zone == zone) & (self.owner == p)))
@@ -670,7 +670,7 @@ class FortState(StateArrays):
         self._to_recruit()
 
     def _recruit_options(self, p: int, yards: bool) -> bool:
-        if np.any(self.zone == PARK) or np.any(self.zone == PARK_DECK):
+        if (self.zone == PARK).any() or (self.zone == PARK_DECK).any():
             return True
         return yards and any(self._count(YARD, r) for r in self._rivals(p))
 
@@ -716,9 +716,9 @@ class FortState(StateArrays):
         if self.ctx[C_END]:
             return
         if (
-            np.any(self.players[:, P_SCORE] >= SCORE_TRIGGER)
-            or np.any(self.players[:, P_LEVEL] >= MAX_FORT_LEVEL)
-            or not np.any(self.zone == PARK_DECK)
+            (self.players[:, P_SCORE] >= SCORE_TRIGGER).any()
+            or (self.players[:, P_LEVEL] >= MAX_FORT_LEVEL).any()
+            or not (self.zone == PARK_DECK).any()
         ):
             self.ctx[C_END] = 1
 
@@ -954,14 +954,14 @@ class FortState(StateArrays):
         """Cards that may be tucked: hand, plus Park and every Yard with Bribe (p.16)."""
         out = [int(c) for c in self._cards(HAND, p)]
         if self._has_perk(p, BRIBE) and self._is_leader(p):
-            out += [int(c) for c in np.flatnonzero((self.zone == PARK) | (self.zone == YARD))]
+            out += [int(c) for c in ((self.zone == PARK) | (self.zone == YARD)).nonzero()[0]]
             top = self._top_of_park_deck()
             if top >= 0:
                 out.append(-1)  # the Park deck's top card
         return out
 
     def _trash_sources(self, p: int) -> np.ndarray:
-        return np.flatnonzero(((self.zone == HAND) | (self.zone == DISCARD)) & (self.owner == p))
+        return (((self.zone == HAND) | (self.zone == DISCARD)) & (self.owner == p)).nonzero()[0]
 
     def _convert_options(self, p: int) -> list[int]:
         pl = self.players[p]
@@ -1008,9 +1008,9 @@ class FortState(StateArrays):
         """Go up one Fort Level and take its reward (p.10)."""
         self.players[p, P_LEVEL] += 1
         level = int(self.players[p, P_LEVEL])
-        if level == 1 and np.any(self.rule_loc == IN_STACK) and not np.any(self.rule_loc == p):
+        if level == 1 and (self.rule_loc == IN_STACK).any() and not (self.rule_loc == p).any():
             self.ctx[C_REWARD] = REWARD_RULE
-        elif level == 2 and np.any(self.perk_loc == IN_STACK):
+        elif level == 2 and (self.perk_loc == IN_STACK).any():
             self.ctx[C_REWARD] = REWARD_PERK
         elif level == MAX_FORT_LEVEL and self.ctx[C_SCULPTURE] < 0:
             self.ctx[C_SCULPTURE] = p
@@ -1109,7 +1109,7 @@ class FortState(StateArrays):
             if kind == K.RECRUIT:
                 for r in self._rivals(p):
                     out += [L.RECRUIT_CARD + int(c) for c in self._cards(YARD, r)]
-            if np.any(self.zone == PARK_DECK):
+            if (self.zone == PARK_DECK).any():
                 out.append(L.RECRUIT_PARK_DECK)
             if kind == K.BIRTHDAY:
                 out.append(L.PASS)
@@ -1152,9 +1152,9 @@ class FortState(StateArrays):
         elif kind == K.CONVERT:
             out += [L.CONVERT + i for i in self._convert_options(p)]
         elif kind == K.PICK_RULE:
-            out += [L.PICK_RULE + int(i) for i in np.flatnonzero(self.rule_loc == IN_STACK)]
+            out += [L.PICK_RULE + int(i) for i in (self.rule_loc == IN_STACK).nonzero()[0]]
         elif kind == K.PICK_PERK:
-            out += [L.PICK_PERK + int(i) for i in np.flatnonzero(self.perk_loc == IN_STACK)]
+            out += [L.PICK_PERK + int(i) for i in (self.perk_loc == IN_STACK).nonzero()[0]]
         elif kind == K.FOLLOW:
             match = set(self._leader_suits())
             for c in self._cards(HAND, p):
@@ -1192,10 +1192,10 @@ class FortState(StateArrays):
         """Cards that may be added now: from hand or not-yet-added Lookout cards (p.6-7) whose
         suits change the outcome of a used action."""
         leader = int(self.ctx[C_LEADER])
-        cands = np.flatnonzero(
+        cands = (
             (self.owner == leader)
             & ((self.zone == HAND) | ((self.zone == LOOKOUT) & (self.mark == 0)))
-        )
+        ).nonzero()[0]
         useful = self._useful_suits()
         ok_suit = {s: self._changes_outcome(s) for s in useful}
         out = []
@@ -1383,7 +1383,7 @@ class FortState(StateArrays):
         leader = int(self.ctx[C_LEADER])
         suit_lists = self.game.suit_lists
         zone, owner, mark = self.zone, self.owner, self.mark
-        for c in np.flatnonzero(owner == leader).tolist():
+        for c in (owner == leader).nonzero()[0].tolist():
             z = zone[c]
             if (z == HAND or (z == LOOKOUT and not mark[c])) and s in suit_lists[c]:
                 return False
@@ -1411,23 +1411,24 @@ class FortState(StateArrays):
         return self._count_for(effect[2], effect[3], leader, self.play_suits, any_suit) >= 1
 
     def _digest(self) -> bytes:
-        h = hashlib.blake2b(digest_size=16)
-        for arr in (
-            self.zone,
-            self.owner,
-            self.pos,
-            self.mark,
-            self.coin_as,
-            self.players,
-            self.rule_loc,
-            self.perk_loc,
-            self.play_suits,
-            self.prog,
-            self.done,
-            self.ctx,
-        ):
-            h.update(arr.data)
-        return h.digest()
+        """16-byte digest of every array of the state (the search memo's key)."""
+        data = b"".join(
+            [
+                self.zone.tobytes(),
+                self.owner.tobytes(),
+                self.pos.tobytes(),
+                self.mark.tobytes(),
+                self.coin_as.tobytes(),
+                self.players.tobytes(),
+                self.rule_loc.tobytes(),
+                self.perk_loc.tobytes(),
+                self.play_suits.tobytes(),
+                self.prog.tobytes(),
+                self.done.tobytes(),
+                self.ctx.tobytes(),
+            ]
+        )
+        return _blake2b(data, digest_size=16).digest()
 
     def _search(self, goal: int) -> bool:
         """Depth-first: can this play (or follow) still be completed within the rules?"""
