@@ -13,13 +13,56 @@ The AEC loop is the one users write (PettingZoo's documentation)::
         env.step(action)
 
 Peers are optional (``pip install -e ".[bench]"``); a missing one is reported, not fatal.
+
+The env's share of MaskablePPO's rollout (``fort-env bench --ppo``)
+------------------------------------------------------------------
+
+:func:`ppo_rollout_share` measures the target "the env <= 25% of MaskablePPO's rollout time
+in the ``quick`` preset". It builds the quick preset's learner with ``train/selfplay.py``'s own
+builders (``make_vec_env``, ``make_model``: the same ``SingleAgentEnv`` in ``Monitor``, league,
+MLP policy and PPO hyperparameters, ``n_envs`` and ``n_steps``), except that the ``n_envs``
+environments run in this process (``vec_env="dummy"``, SB3's ``DummyVecEnv``) so that the time
+can be split; then it times ``MaskablePPO.collect_rollouts`` (after one warm-up rollout) for a
+few rollouts of ``n_steps * n_envs`` learner decisions each, with a PPO update
+(``model.train()``) between them, as ``learn()`` does. Definitions:
+
+- **rollout time**: wall time inside ``collect_rollouts`` (policy forward passes, the vector
+  env, the rollout buffer, GAE). The PPO update is not part of it (reported apart).
+- **env time** (the headline figure, ``env_share``): wall time inside the vector env's calls
+  during the rollout: ``step()`` and ``env_method("action_masks")`` (sb3-contrib's mask
+  query). It *includes* the opponents' moves, which ``SingleAgentEnv.step`` plays before
+  returning (the learner's trainer waits for them either way), the automatic resets of
+  finished games (dealing, and the opponents' moves up to the learner's first decision), the
+  ``Monitor`` wrapper and ``DummyVecEnv``'s own bookkeeping.
+- **opponents' time** (``opponent_share``): the part of env time spent inside the opponents'
+  ``act()`` calls (their policies: the bots' heuristics and searches, the snapshots' torch
+  forward passes), split by kind in ``opponent_seconds_by_kind``.
+- **env without opponents** (``env_share_excl_opponents``, the "engine-only" figure): env time
+  minus opponents' time: the engine (applying every seat's actions, the legal moves of every
+  seat, the learner's observation tensors, the info and ``SeatView`` given to opponents, the
+  shaping's scores) and the thin wrappers (``SingleAgentEnv``, ``Monitor``, ``DummyVecEnv``).
+  Engine calls a bot makes inside its own ``act()`` (heuristics, searches) count as opponents'
+  time, so this is what the env costs whatever the opponents' policies cost.
+
+The league is the quick preset's as it stands after the first evaluation (the first one always
+adds a snapshot): its bots plus one frozen snapshot of the learner holding ``snapshot_weight``;
+``snapshot=False`` measures the league at the start of training (bots only). The shares are
+ratios of sums over the measured rollouts; ``per_rollout_env_share`` shows their spread. The
+training run itself uses ``SubprocVecEnv`` (one process per env): there the env work is spread
+over the cores and pays inter-process copies, so its wall-clock share differs, but the split of
+the work between env and learner is the one measured here. Needs the ``train`` extra; without
+it the result is ``{"error": ...}``.
 """
 
 from __future__ import annotations
 
+import importlib
 import statistics
+import tempfile
 import time
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +72,9 @@ from .state_arrays import ARRAYS
 
 DEFAULT_SECONDS = 2.0  # per round and per figure
 DEFAULT_ROUNDS = 3
+DEFAULT_PPO_ROLLOUTS = 3  # measured rollouts of ``fort-env bench --ppo`` (after one warm-up)
+PPO_ENV_SHARE_TARGET = 0.25  # the issue's target: env <= 25% of the rollout time
+TRAIN_EXTRA = "pip install -c constraints.txt -e '.[train]'"
 
 
 Runner = Callable[[float, int], tuple[int, int, float]]  # (seconds, seed) -> decisions, games, s
@@ -129,14 +175,22 @@ def _peer(name: str) -> Callable[[], Any] | None:
 
 
 def run_bench(
-    seconds: float = DEFAULT_SECONDS, rounds: int = DEFAULT_ROUNDS, num_players: int = 4
+    seconds: float = DEFAULT_SECONDS,
+    rounds: int = DEFAULT_ROUNDS,
+    num_players: int = 4,
+    ppo: bool = False,
+    ppo_rollouts: int = DEFAULT_PPO_ROLLOUTS,
+    ppo_options: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Measure everything; returns a JSON-able dict (schema: the keys below, units in names).
 
     Keys: ``engine_decisions_per_s``, ``aec_decisions_per_s``, ``games_per_s``,
     ``clone_us``, ``observation_us``, ``mask_us``, ``state_bytes``,
     ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
-    ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: Fort AEC / peer}), ``config``.
+    ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: Fort AEC / peer}), ``config``;
+    with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
+    ``ppo_rollouts`` rollouts (``ppo_options``: more keyword arguments for it), or
+    ``{"error": ...}`` without the train extra.
     """
     from .env import env as fort_env_factory
 
@@ -169,7 +223,232 @@ def run_bench(
         peers[name] = None if make is None else _median_rates(aec_loop(make), seconds, rounds)[0]
     out["peers"] = peers
     out["ratios"] = {k: (out["aec_decisions_per_s"] / v if v else None) for k, v in peers.items()}
+    if ppo:
+        out["ppo_rollout"] = ppo_rollout_share(rollouts=ppo_rollouts, **dict(ppo_options or {}))
     return out
+
+
+# --------------------------------------------------------------------------- PPO rollout share
+
+
+class _TimedOpponent:
+    """An opponent whose ``act()`` time is added to ``clock[kind]`` (``seed`` and ``name``
+    pass through, so the env seeds and reports it as the wrapped one)."""
+
+    def __init__(self, opponent: Any, kind: str, clock: dict[str, float]) -> None:
+        self.opponent = opponent
+        self.kind = kind
+        self.clock = clock
+        self.name = getattr(opponent, "name", repr(opponent))
+
+    def seed(self, seed: int | None) -> None:
+        seed_fn = getattr(self.opponent, "seed", None)
+        if callable(seed_fn):
+            seed_fn(seed)
+
+    def act(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> int:
+        start = time.perf_counter()
+        act = getattr(self.opponent, "act", None)
+        action = act(observation, info) if act is not None else self.opponent(observation, info)
+        self.clock[self.kind] += time.perf_counter() - start
+        return int(action)
+
+
+def _timed_sampler(
+    league: Callable[[np.random.Generator, int], Sequence[Any]], clock: dict[str, float]
+) -> Callable[[np.random.Generator, int], list[_TimedOpponent]]:
+    """``league``'s draws (same generator use), each opponent timed under its kind."""
+
+    def sample(rng: np.random.Generator, num_rivals: int) -> list[_TimedOpponent]:
+        out = []
+        for opponent in league(rng, num_rivals):
+            name = str(getattr(opponent, "name", ""))
+            kind = "snapshot" if name.startswith("ppo") else name or "other"
+            out.append(_TimedOpponent(opponent, kind, clock))
+        return out
+
+    return sample
+
+
+def _timed_vec_env(venv: Any) -> Any:
+    """``venv`` in an SB3 ``VecEnvWrapper`` that adds the wall time of every call into the
+    env (reset, step, env_method: the action masks) to its ``seconds``."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    class TimedVecEnv(VecEnvWrapper):
+        def __init__(self, inner: Any) -> None:
+            super().__init__(inner)
+            self.seconds = 0.0
+
+        def reset(self) -> Any:
+            start = time.perf_counter()
+            obs = self.venv.reset()
+            self.seconds += time.perf_counter() - start
+            return obs
+
+        def step_async(self, actions: np.ndarray) -> None:
+            start = time.perf_counter()
+            self.venv.step_async(actions)
+            self.seconds += time.perf_counter() - start
+
+        def step_wait(self) -> Any:
+            start = time.perf_counter()
+            result = self.venv.step_wait()
+            self.seconds += time.perf_counter() - start
+            return result
+
+        def env_method(
+            self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
+        ) -> list[Any]:
+            start = time.perf_counter()
+            result = self.venv.env_method(
+                method_name, *method_args, indices=indices, **method_kwargs
+            )
+            self.seconds += time.perf_counter() - start
+            return result
+
+    return TimedVecEnv(venv)
+
+
+def ppo_rollout_share(
+    preset: str = "quick",
+    rollouts: int = DEFAULT_PPO_ROLLOUTS,
+    warmup: int = 1,
+    snapshot: bool = True,
+    update: bool = True,
+    seed: int = 0,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """The env's share of MaskablePPO's rollout time in ``preset`` (module docstring: what is
+    timed and what counts as the env).
+
+    Args:
+        preset: the training preset (``train.selfplay.PRESETS``).
+        rollouts: rollouts measured (each ``n_steps * n_envs`` learner decisions).
+        warmup: rollouts run first and not counted (lazy construction, first torch calls).
+        snapshot: add one frozen snapshot of the (untrained) learner to the league, as the
+            first evaluation does in training (only if the preset's ``snapshot_weight > 0``).
+        update: run the PPO update after each rollout (timed apart, in ``update_seconds``).
+        seed: the configuration's seed.
+        **overrides: fields of the preset to change (``n_steps=16`` for a quick check).
+
+    Returns:
+        A JSON-able dict: ``env_share``, ``opponent_share``, ``env_share_excl_opponents``,
+        ``snapshot_opponent_share``, ``samples_per_s`` (learner decisions per second of
+        rollout), ``samples_per_s_with_update``, ``env_share_of_iteration`` (of rollout +
+        update), ``per_rollout_env_share``, the seconds behind them (``rollout_seconds``,
+        ``env_seconds``, ``opponent_seconds``, ``opponent_seconds_by_kind``,
+        ``update_seconds``), ``target`` (0.25) and ``target_met``, and the setup (``preset``,
+        ``n_envs``, ``n_steps``, ``rollouts``, ``samples``, ``league``, ``vec_env``); or
+        ``{"error": message}`` if the train extra (torch, sb3-contrib) is missing.
+    """
+    try:
+        torch = importlib.import_module("torch")
+        importlib.import_module("sb3_contrib")
+        selfplay = importlib.import_module("train.selfplay")
+    except ImportError as e:
+        return {"error": f"needs the train extra ({TRAIN_EXTRA}): {e}"}
+    if rollouts < 1:
+        raise ValueError(f"rollouts must be >= 1, got {rollouts}")
+    config = selfplay.make_config(preset, seed=seed, vec_env="dummy", **overrides)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(config.torch_threads)
+    clock: dict[str, float] = defaultdict(float)
+    league = selfplay.League(config.opponents, (), config.snapshot_weight)
+    raw = selfplay.make_vec_env(config, league)
+    venv = _timed_vec_env(raw)
+    try:
+        with tempfile.TemporaryDirectory(prefix="fort-bench-") as tmp:
+            model = selfplay.make_model(config, venv)
+            if snapshot and config.snapshot_weight > 0:
+                path = Path(tmp) / "snapshot.zip"
+                model.save(path)
+                suffix = "" if config.snapshot_deterministic else ":deterministic=0"
+                league.snapshots.append(f"ppo:{path}{suffix}")
+            raw.env_method("set_opponent_sampler", _timed_sampler(league, clock))
+            venv.seed(config.seed)
+            total = (warmup + rollouts) * config.n_steps * config.n_envs
+            _, callback = model._setup_learn(total, callback=None, progress_bar=False)
+            rows = []
+            for i in range(warmup + rollouts):
+                env0, opponents0 = venv.seconds, dict(clock)
+                start = time.perf_counter()
+                model.collect_rollouts(
+                    model.env, callback, model.rollout_buffer, n_rollout_steps=config.n_steps
+                )
+                mid = time.perf_counter()
+                if update:
+                    model._update_current_progress_remaining(model.num_timesteps, total)
+                    model.train()
+                end = time.perf_counter()
+                if i >= warmup:
+                    spent = {k: v - opponents0.get(k, 0.0) for k, v in clock.items()}
+                    rows.append((mid - start, end - mid, venv.seconds - env0, spent))
+    finally:
+        venv.close()
+        torch.set_num_threads(threads)
+    rollout_s = sum(r[0] for r in rows)
+    update_s = sum(r[1] for r in rows)
+    env_s = sum(r[2] for r in rows)
+    by_kind: dict[str, float] = defaultdict(float)
+    for row in rows:
+        for kind, seconds in row[3].items():
+            by_kind[kind] += seconds
+    opponent_s = sum(by_kind.values())
+    samples = rollouts * config.n_steps * config.n_envs
+    env_share = env_s / rollout_s
+    return {
+        "preset": preset,
+        "vec_env": "DummyVecEnv (in process)",
+        "n_envs": config.n_envs,
+        "n_steps": config.n_steps,
+        "net_arch": list(config.net_arch),
+        "rollouts": rollouts,
+        "samples": samples,
+        "league": {  # sampling weights; the snapshot's temporary path left out
+            ("snapshot" if k.startswith("ppo:") else k): round(v, 4)
+            for k, v in league.weights().items()
+        },
+        "env_share": env_share,
+        "opponent_share": opponent_s / rollout_s,
+        "env_share_excl_opponents": (env_s - opponent_s) / rollout_s,
+        "snapshot_opponent_share": by_kind.get("snapshot", 0.0) / rollout_s,
+        "env_share_of_iteration": env_s / (rollout_s + update_s),
+        "per_rollout_env_share": [r[2] / r[0] for r in rows],
+        "samples_per_s": samples / rollout_s,
+        "samples_per_s_with_update": samples / (rollout_s + update_s),
+        "rollout_seconds": rollout_s,
+        "env_seconds": env_s,
+        "opponent_seconds": opponent_s,
+        "opponent_seconds_by_kind": dict(sorted(by_kind.items())),
+        "update_seconds": update_s,
+        "target": PPO_ENV_SHARE_TARGET,
+        "target_met": env_share <= PPO_ENV_SHARE_TARGET,
+    }
+
+
+def _ppo_rows(ppo: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The table rows of :func:`ppo_rollout_share`'s result."""
+    title = f"env share of MaskablePPO rollout ({ppo.get('preset', 'quick')} preset)"
+    if "error" in ppo:
+        return [(title, ppo["error"])]
+    met = "met" if ppo["target_met"] else "not met"
+    kinds = ", ".join(
+        f"{k} {v / ppo['rollout_seconds']:.1%}" for k, v in ppo["opponent_seconds_by_kind"].items()
+    )
+    spread = ", ".join(f"{x:.1%}" for x in ppo["per_rollout_env_share"])
+    return [
+        (title, f"{ppo['env_share']:.1%}  (target <= {ppo['target']:.0%}: {met}; {spread})"),
+        ("  of it, opponents' moves (act())", f"{ppo['opponent_share']:.1%}  ({kinds})"),
+        ("  of it, engine + wrappers (no opponents)", f"{ppo['env_share_excl_opponents']:.1%}"),
+        ("  env share of rollout + PPO update", f"{ppo['env_share_of_iteration']:.1%}"),
+        (
+            "MaskablePPO rollout, learner samples/s",
+            f"{ppo['samples_per_s']:,.0f}  (with the update: "
+            f"{ppo['samples_per_s_with_update']:,.0f}; {ppo['rollouts']} x "
+            f"{ppo['n_envs']} envs x {ppo['n_steps']} steps, in process)",
+        ),
+    ]
 
 
 def format_bench(result: dict[str, Any]) -> str:
@@ -199,6 +478,8 @@ def format_bench(result: dict[str, Any]) -> str:
             rows.append(
                 (f"{name} AEC loop, decisions/s", f"{rate:,.0f}  (Fort / it = {ratio:.2f})")
             )
+    if "ppo_rollout" in result:
+        rows += _ppo_rows(result["ppo_rollout"])
     width = max(len(r[0]) for r in rows)
     lines += [f"  {k:<{width}}  {v}" for k, v in rows]
     return "\n".join(lines)

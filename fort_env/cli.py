@@ -3,7 +3,8 @@
 One function per command; each command's docstring is its ``--help`` text.
 
 - ``fort-env replay FILE``: print a saved game (``fort_env.records``) turn by turn.
-- ``fort-env bench [--json]``: decisions/s of Fort and of PettingZoo peers (``fort_env.bench``).
+- ``fort-env bench [--json] [--ppo]``: decisions/s of Fort and of PettingZoo peers, and with
+  ``--ppo`` the env's share of MaskablePPO's rollout time (``fort_env.bench``).
 - ``fort-env tournament``, ``play``, ``analyze``: the bot zoo (``agents/cli.py``).
 - ``fort-env train --preset quick``: self-play training (``train/cli.py``).
 """
@@ -105,13 +106,33 @@ def bench(
     seconds: Annotated[float, typer.Option(help="Seconds per round of each figure.")] = 2.0,
     rounds: Annotated[int, typer.Option(help="Rounds per figure (the median is kept).")] = 3,
     num_players: Annotated[int, typer.Option(help="Players in the Fort games.")] = 4,
+    ppo: Annotated[
+        bool,
+        typer.Option(
+            "--ppo",
+            help="Also measure the env's share of MaskablePPO's rollout time in the quick "
+            "training preset, in process (needs the train extra; ~15 s more).",
+        ),
+    ] = False,
+    ppo_rollouts: Annotated[
+        int, typer.Option(min=1, help="Rollouts timed by --ppo (after one warm-up rollout).")
+    ] = 3,
 ) -> None:
-    """Measure decisions/s of Fort (engine and AEC loop) and of PettingZoo peers, in one run."""
+    """Measure decisions/s of Fort (engine and AEC loop) and of PettingZoo peers, in one run.
+
+    With --ppo, also the env's share of MaskablePPO's rollout time (fort_env/bench.py).
+    """
     import json
 
     from .bench import format_bench, run_bench
 
-    result = run_bench(seconds=seconds, rounds=rounds, num_players=num_players)
+    result = run_bench(
+        seconds=seconds,
+        rounds=rounds,
+        num_players=num_players,
+        ppo=ppo,
+        ppo_rollouts=ppo_rollouts,
+    )
     typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from fort_env.bench import format_bench, run_bench
+from fort_env.bench import format_bench, ppo_rollout_share, run_bench
 from fort_env.vector import FortVecEnv
 
 
@@ -58,3 +59,47 @@ def test_bench_reports_every_figure() -> None:
     assert set(result["peers"]) == {"connect_four_v3", "texas_holdem_v4 (4p)"}
     text = format_bench(result)
     assert "AEC loop" in text and "connect_four_v3" in text
+
+
+# A rollout of the quick preset's learner cut short: 4 envs x 16 steps, one update epoch.
+TINY_PPO = {"warmup": 0, "n_steps": 16, "n_epochs": 1}
+
+
+def test_ppo_rollout_share_is_a_proportion() -> None:
+    pytest.importorskip("sb3_contrib")
+    result = ppo_rollout_share(rollouts=2, **TINY_PPO)  # type: ignore[arg-type]
+    json.dumps(result)
+    assert result["preset"] == "quick" and result["n_envs"] == 4 and result["n_steps"] == 16
+    assert result["samples"] == 2 * 4 * 16 and "snapshot" in result["league"]
+    for key in ("env_share", "env_share_excl_opponents", "env_share_of_iteration"):
+        assert 0.0 < result[key] < 1.0, key
+    assert 0.0 < result["opponent_share"] < result["env_share"]
+    assert result["env_share_excl_opponents"] == pytest.approx(
+        result["env_share"] - result["opponent_share"]
+    )
+    assert len(result["per_rollout_env_share"]) == 2
+    assert all(0.0 < x < 1.0 for x in result["per_rollout_env_share"])
+    assert result["samples_per_s"] > result["samples_per_s_with_update"] > 0
+    assert result["opponent_seconds"] == pytest.approx(
+        sum(result["opponent_seconds_by_kind"].values())
+    )
+    assert result["target"] == 0.25 and result["target_met"] == (result["env_share"] <= 0.25)
+
+
+def test_bench_ppo_figure_in_table_and_json() -> None:
+    pytest.importorskip("sb3_contrib")
+    result = run_bench(seconds=0.05, rounds=1, num_players=2, ppo=True, ppo_rollouts=1,
+                       ppo_options=TINY_PPO)  # fmt: skip
+    assert 0.0 < json.loads(json.dumps(result))["ppo_rollout"]["env_share"] < 1.0
+    text = format_bench(result)
+    assert "env share of MaskablePPO rollout (quick preset)" in text and "samples/s" in text
+    assert "ppo_rollout" not in run_bench(seconds=0.05, rounds=1, num_players=2)
+
+
+def test_ppo_rollout_share_without_the_train_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sb3_contrib", None)  # as if not installed
+    result = ppo_rollout_share()
+    assert set(result) == {"error"} and "train extra" in result["error"]
+    assert "needs the train extra" in format_bench(
+        {**run_bench(seconds=0.05, rounds=1, num_players=2), "ppo_rollout": result}
+    )

@@ -63,8 +63,11 @@ __all__ = [
     "League",
     "SelfPlayCallback",
     "evaluate",
+    "lr_schedule",
     "make_config",
     "make_env",
+    "make_model",
+    "make_vec_env",
     "plot_learning_curve",
     "run",
 ]
@@ -307,6 +310,51 @@ def _env_factory(config: Config, league: League, rank: int) -> Callable[[], gymn
         return make_env(config, league, rank)
 
     return thunk
+
+
+def make_vec_env(config: Config, league: League) -> VecEnv:
+    """The ``n_envs`` training environments (:func:`make_env`) in the vector env that
+    ``config.vec_env`` names: ``SubprocVecEnv`` (``"subproc"`` with more than one env) or
+    ``DummyVecEnv`` (in this process). Not seeded: call ``seed()`` on it."""
+    fns = [_env_factory(config, league, i) for i in range(config.n_envs)]
+    if config.vec_env == "subproc" and config.n_envs > 1:
+        return SubprocVecEnv(fns, start_method="forkserver")
+    return DummyVecEnv(fns)
+
+
+def lr_schedule(config: Config) -> Callable[[float], float]:
+    """The learning rate as SB3 asks for it (of the remaining progress, 1 -> 0): linear from
+    ``learning_rate`` down to ``lr_final_fraction`` of it."""
+    lr, frac = config.learning_rate, config.lr_final_fraction
+
+    def schedule(progress_remaining: float) -> float:
+        return lr * (frac + (1 - frac) * progress_remaining)
+
+    return schedule
+
+
+def make_model(config: Config, vec_env: VecEnv, tensorboard_log: str | None = None) -> MaskablePPO:
+    """A new ``MaskablePPO`` learner on ``vec_env`` with the configuration's MLP policy and
+    hyperparameters (CPU; ``fort_env.bench`` builds the quick preset's learner with it)."""
+    return MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        learning_rate=lr_schedule(config),
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
+        tensorboard_log=tensorboard_log,
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -599,43 +647,18 @@ def run(
         state = {"history": [], "evals": [], "best": 0.0, "last_eval": 0, "elapsed_before": 0.0}
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
 
-    fns = [_env_factory(config, league, i) for i in range(config.n_envs)]
-    vec_env: VecEnv
-    if config.vec_env == "subproc" and config.n_envs > 1:
-        vec_env = SubprocVecEnv(fns, start_method="forkserver")
-    else:
-        vec_env = DummyVecEnv(fns)
+    vec_env = make_vec_env(config, league)
     vec_env.seed(config.seed + 1000 * len(state["evals"]))
-
-    lr, frac = config.learning_rate, config.lr_final_fraction
-
-    def schedule(progress_remaining: float) -> float:
-        return lr * (frac + (1 - frac) * progress_remaining)
 
     if resume:
         model = MaskablePPO.load(
-            out / "checkpoints" / "latest.zip", env=vec_env, device="cpu", learning_rate=schedule
+            out / "checkpoints" / "latest.zip",
+            env=vec_env,
+            device="cpu",
+            learning_rate=lr_schedule(config),
         )
     else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            vec_env,
-            learning_rate=schedule,
-            n_steps=config.n_steps,
-            batch_size=config.batch_size,
-            n_epochs=config.n_epochs,
-            gamma=config.gamma,
-            gae_lambda=config.gae_lambda,
-            clip_range=config.clip_range,
-            ent_coef=config.ent_coef,
-            vf_coef=config.vf_coef,
-            max_grad_norm=config.max_grad_norm,
-            policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
-            tensorboard_log=str(out / "tb"),
-            seed=config.seed,
-            device="cpu",
-            verbose=0,
-        )
+        model = make_model(config, vec_env, tensorboard_log=str(out / "tb"))
     callback = SelfPlayCallback(config, out, league, state, start, verbose=verbose)
     remaining = config.total_timesteps - model.num_timesteps
     try:
