@@ -70,6 +70,8 @@ import numpy as np
 from .engine import FortGame, FortState
 from .state_arrays import ARRAYS
 
+CTX_BYTES = 8  # each ctx field is saved and digested as an int64
+
 DEFAULT_SECONDS = 2.0  # per round and per figure
 DEFAULT_ROUNDS = 3
 DEFAULT_PPO_ROLLOUTS = 3  # measured rollouts of ``fort-env bench --ppo`` (after one warm-up)
@@ -209,7 +211,8 @@ def run_bench(
     game.search_memo.clear()  # a mask computed from scratch, not from the memo
     out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
     s0 = states[0]
-    out["state_bytes"] = int(sum(getattr(s0, name).nbytes for name in ARRAYS))
+    arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
+    out["state_bytes"] = int(arrays + CTX_BYTES * len(s0.ctx))  # ctx: a list of int64 values
     try:
         from .vector import vector_decisions_per_second
     except ImportError:  # stable-baselines3 (the train extra) is not installed

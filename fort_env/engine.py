@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import cached_property, lru_cache
 from hashlib import blake2b as _blake2b
+from struct import Struct
 from types import SimpleNamespace
 from typing import Any
 
@@ -156,6 +157,7 @@ from .state_arrays import (
     C_STAGE,
     C_STEP,
     C_TRASH_THIS,
+    CTX_FIELDS,
     MAX_STEPS,
     P_LEVEL,
     P_PACK_P,
@@ -167,6 +169,7 @@ from .state_arrays import (
     StateArrays,
 )
 
+_CTX_PACK = Struct(f"<{len(CTX_FIELDS)}q").pack  # the ctx list's bytes for the digest
 # Decision kinds as plain ints: IntEnum attribute access is slow on the hot path (py3.11).
 K = SimpleNamespace(**{kind.name: int(kind) for kind in DecisionKind})
 SETUPS = ("basic", "advanced")
@@ -1425,7 +1428,7 @@ class FortState(StateArrays):
                 self.play_suits.tobytes(),
                 self.prog.tobytes(),
                 self.done.tobytes(),
-                self.ctx.tobytes(),
+                _CTX_PACK(*self.ctx),
             ]
         )
         return _blake2b(data, digest_size=16).digest()

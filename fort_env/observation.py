@@ -293,7 +293,7 @@ def observation_tensor(state: FortState, player: int) -> np.ndarray:
     off = _card_blocks(c)[1]
     buf = t.template.copy()
     zone, owner = state.zone, state.owner
-    ctx = state.ctx.tolist()
+    ctx = state.ctx
 
     # Cards: one scatter for every zone the observer may see card by card; pile sizes from
     # the same (zone, owner) key.

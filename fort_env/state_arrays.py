@@ -1,9 +1,13 @@
 """The game state as numpy arrays: layout, clone, and the JSON-able dict (``docs/state.md``).
 
-Every field of a position lives in a few small integer arrays, so ``clone()`` is a handful of
-``ndarray.copy()`` calls and ``to_dict()``/``from_dict()`` round-trip exactly. Randomness is
-counter-based: ``ctx["seed"]`` and ``ctx["shuffles"]`` (random events so far) seed each event's
-generator, so two integers carry the generator's whole state.
+Every field of a position lives in a few small integer arrays plus one list of scalars
+(``ctx``), so ``clone()`` is a handful of ``copy()`` calls and ``to_dict()``/``from_dict()``
+round-trip exactly. ``ctx`` is a plain list of ints rather than an array because the engine
+reads and writes single fields of it constantly, and a list item costs about a fifth of a numpy
+scalar access (docs/performance.md).
+
+Randomness is counter-based: ``ctx["seed"]`` and ``ctx["shuffles"]`` (random events so far)
+seed each event's generator, so two integers carry the generator's whole state.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ if TYPE_CHECKING:
 STATE_VERSION = 1
 MAX_STEPS = MAX_ACTION_STEPS  # longest unrolled action; card data is checked at load (cards.py)
 
-# Scalar context, one int64 each. Names are the keys of to_dict()["ctx"].
+# Scalar context: a list of ints, each within int64. Names are the keys of to_dict()["ctx"].
 CTX_FIELDS: tuple[str, ...] = (
     "seed", "shuffles", "first_player", "leader", "end_triggered", "stage", "actor", "decision",
     "played_card", "plays", "mode", "action_step", "any_suit_public", "any_suit_private",
@@ -67,7 +71,6 @@ ARRAYS: dict[str, tuple[type, Any]] = {
     "play_suits": (np.int16, lambda c, n: (NUM_SUITS,)),  # suits counted by the play
     "prog": (np.int16, lambda c, n: (MAX_STEPS, 4)),  # running action: verb, arg, req_lo, req_hi
     "done": (np.int8, lambda c, n: (MAX_STEPS,)),  # 1: that step was carried out
-    "ctx": (np.int64, lambda c, n: (len(CTX_FIELDS),)),
 }
 
 
@@ -76,7 +79,7 @@ class StateArrays:
 
     # _legal_memo: the acting player's legal actions, computed once per position; every
     # mutation goes through FortState._apply, which clears it (clones start without it).
-    __slots__ = ("_legal_memo", "game", *ARRAYS)
+    __slots__ = ("_legal_memo", "game", "ctx", *ARRAYS)
     _legal_memo: list[int] | None
     game: FortGame
     zone: np.ndarray
@@ -90,7 +93,7 @@ class StateArrays:
     play_suits: np.ndarray
     prog: np.ndarray
     done: np.ndarray
-    ctx: np.ndarray
+    ctx: list[int]
 
     @classmethod
     def empty(cls, game: FortGame) -> Any:
@@ -101,6 +104,7 @@ class StateArrays:
             setattr(s, name, np.zeros(shape(game.num_cards, game.num_players), dtype=dtype))
         s.owner[:] = -1
         s.coin_as[:] = -1
+        s.ctx = [0] * len(CTX_FIELDS)
         for key, value in _CTX_DEFAULT.items():
             s.ctx[CTX_FIELDS.index(key)] = value
         return s
@@ -151,7 +155,9 @@ class StateArrays:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, StateArrays) or other.game is not self.game:
             return NotImplemented
-        return all(np.array_equal(getattr(self, n), getattr(other, n)) for n in ARRAYS)
+        return self.ctx == other.ctx and all(
+            np.array_equal(getattr(self, n), getattr(other, n)) for n in ARRAYS
+        )
 
     __hash__ = None  # type: ignore[assignment]
 

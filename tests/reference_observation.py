@@ -66,7 +66,7 @@ def reference_observation(state: FortState, player: int) -> np.ndarray:
     obs = np.zeros(_layout(c).size, dtype=np.float32)
     n = g.num_players
     zone, owner = state.zone, state.owner
-    ctx = state.ctx.tolist()
+    ctx = list(state.ctx)
 
     # Cards: one scatter for every zone the observer may see card by card.
     rel_owner = np.where(owner >= 0, (owner - player) % n, MAX_PLAYERS)
