@@ -1434,7 +1434,10 @@ class FortState(StateArrays):
         return _blake2b(data, digest_size=16).digest()
 
     def _search(self, goal: int) -> bool:
-        """Depth-first: can this play (or follow) still be completed within the rules?"""
+        """Depth-first: can this play (or follow) still be completed within the rules?
+
+        Consumes the state: callers pass a copy they no longer need.
+        """
         if self.ctx[C_PROG_FAILED]:
             return False
         if self.ctx[C_SERIAL] > goal or self.ctx[C_STAGE] not in _SEARCHED_STAGES:
@@ -1477,14 +1480,19 @@ class FortState(StateArrays):
             for a in raw:
                 if self._runs_straight_through(a):
                     return True
+        firsts = []  # one action per equivalence class
         for a in raw:
             if a == L.SKIP_PLAY or (L.RECYCLE <= a < L.RECYCLE + L.num_cards):
                 continue  # not a way to complete the play under test
             key = self._equivalence_key(a)
-            if key in seen:
-                continue
-            seen.add(key)
-            child = self.clone()
+            if key not in seen:
+                seen.add(key)
+                firsts.append(a)
+        last = len(firsts) - 1
+        for j, a in enumerate(firsts):
+            # A searched state is a throwaway copy (its verdict is memoised under the digest
+            # taken before its children), so the last child is played on it without a clone.
+            child = self if j == last else self.clone()
             child._apply(a)
             if child._search(goal):
                 return True
