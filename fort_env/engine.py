@@ -203,7 +203,7 @@ _VERB_DECISION = {
 
 # Unrolled programs by (effect tree, multiplier counts). Effect trees are plain tuples, so
 # equal trees share entries whatever card set they come from.
-_PROGRAMS: dict[tuple[Effect | None, tuple[int, ...]], np.ndarray] = {}
+_PROGRAMS: dict[tuple[Effect | None, tuple[int, ...]], tuple[np.ndarray, int]] = {}
 
 
 @lru_cache(maxsize=4096)
@@ -242,6 +242,11 @@ class FortGame:
         self.num_cards = len(self.cards)
         self.layout = A.ActionLayout(self.num_cards)
         self.num_distinct_actions: int = self.layout.num_actions
+        # action -> (FortState._on_<range name>, index within the range), for _apply
+        self.handlers: list[tuple[Any, int]] = [
+            (getattr(FortState, "_on_" + name.lower()), i)
+            for name, i in map(self.layout.decode, range(self.num_distinct_actions))
+        ]
         c = self.cards
         # Per-card lookup tables used on the hot path.
         self.suit_counts = np.zeros((self.num_cards, NUM_SUITS), dtype=np.int16)
@@ -759,11 +764,14 @@ class FortState(StateArrays):
         key = (effect, counts)
         cached = _PROGRAMS.get(key)
         if cached is None:
-            cached = _PROGRAMS[key] = self._unroll(effect, counts)
-        n = len(cached)
-        self.prog[:] = 0  # no stale rows: equal states compare equal after a round trip
-        if n:
-            self.prog[:n] = cached
+            steps = self._unroll(effect, counts)
+            # padded with zero rows (equal states compare equal after a round trip) and
+            # read-only: states share it, and clone() does not copy it
+            padded = np.zeros((MAX_STEPS, 4), dtype=np.int16)
+            padded[: len(steps)] = steps
+            padded.flags.writeable = False
+            cached = _PROGRAMS[key] = (padded, len(steps))
+        self.prog, n = cached
         self.done[:] = 0
         self.ctx[C_PROG_LEN] = n
         self.ctx[C_PC] = 0
@@ -1502,12 +1510,8 @@ class FortState(StateArrays):
     def _apply(self, a: int) -> None:
         """Apply an action known to be legal."""
         self._legal_memo = None
-        L = self.game.layout
-        name, i = L.decode(a)
-        p = int(self.ctx[C_ACTOR])
-        kind = int(self.ctx[C_DECISION])
-        handler = getattr(self, "_on_" + name.lower())
-        handler(p, i, kind)
+        handler, i = self.game.handlers[a]
+        handler(self, self.ctx[C_ACTOR], i, self.ctx[C_DECISION])
 
     def _on_play_card(self, p: int, c: int, kind: int) -> None:
         self.zone[c] = IN_PLAY

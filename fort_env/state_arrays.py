@@ -69,7 +69,8 @@ ARRAYS: dict[str, tuple[type, Any]] = {
     "rule_loc": (np.int8, lambda c, n: (len(MADE_UP_RULES),)),  # seat, -1 stack, -2 box
     "perk_loc": (np.int8, lambda c, n: (len(PERKS),)),  # seat, -1 row, -2 box, -3 used
     "play_suits": (np.int16, lambda c, n: (NUM_SUITS,)),  # suits counted by the play
-    "prog": (np.int16, lambda c, n: (MAX_STEPS, 4)),  # running action: verb, arg, req_lo, req_hi
+    # the running action: verb, arg, req_lo, req_hi per step; read-only once built (shared)
+    "prog": (np.int16, lambda c, n: (MAX_STEPS, 4)),
     "done": (np.int8, lambda c, n: (MAX_STEPS,)),  # 1: that step was carried out
 }
 
@@ -123,7 +124,7 @@ class StateArrays:
         s.rule_loc = self.rule_loc.copy()
         s.perk_loc = self.perk_loc.copy()
         s.play_suits = self.play_suits.copy()
-        s.prog = self.prog.copy()
+        s.prog = self.prog  # read-only, shared: the engine replaces it, never writes into it
         s.done = self.done.copy()
         s.ctx = self.ctx.copy()
         return s
@@ -249,6 +250,7 @@ class StateArrays:
                 raise StateError(f"program[{i}]", "need 5 ints [verb, arg, req_lo, req_hi, done]")
             s.prog[i] = row[:4]
             s.done[i] = row[4]
+        s.prog.flags.writeable = False  # as the engine's programs: shared by clones
         _check_invariants(s)
         return s
 
