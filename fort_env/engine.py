@@ -215,6 +215,24 @@ def _mults(effect: Effect | None) -> tuple[tuple[int, int], ...]:
     return () if effect is None else _mults_cached(effect)
 
 
+def _first_atom(effect: Effect | None) -> tuple[int, int] | None:
+    """``(verb, arg)`` of an action's first step (or None for a blank action)."""
+    while effect is not None and effect[0] != ATOM:
+        effect = effect[1]  # THEN: its left part; REPEAT: its body
+    return None if effect is None else (effect[1], effect[2])
+
+
+def _atoms(effect: Effect | None) -> list[tuple[int, int]]:
+    """Every step ``(verb, arg)`` an action can contain."""
+    if effect is None:
+        return []
+    if effect[0] == ATOM:
+        return [(effect[1], effect[2])]
+    if effect[0] == THEN:
+        return _atoms(effect[1]) + _atoms(effect[2])
+    return _atoms(effect[1])
+
+
 class FortGame:
     """Static facts of a Fort game: players, setup, card set, action and observation sizes.
 
@@ -269,6 +287,13 @@ class FortGame:
                 for e in (card.public_effect, card.private_effect)
             )
             for card in c
+        ]
+        # per card and side: the action's first step, and its distinct steps (verb, arg)
+        self.first_atom: list[tuple[tuple[int, int] | None, ...]] = [
+            tuple(_first_atom(e) for e in effects) for effects in self.effects
+        ]
+        self.atoms: list[tuple[frozenset[tuple[int, int]], ...]] = [
+            tuple(frozenset(_atoms(e)) for e in effects) for effects in self.effects
         ]
         # suits a fixed "x suit" multiplier of either action counts, per card
         self.counted_suits: list[frozenset[int]] = [
@@ -1278,8 +1303,11 @@ class FortState(StateArrays):
         # that led here was checked), so when only one class is left it needs no search.
         known_completable = self.ctx[C_STAGE] not in (ST_PLAY, ST_FOLLOW)
         remaining = len(classes)
+        dead = self._dead_modes_of_choice()
         for members in classes.values():
-            if known_completable and remaining == 1:
+            if dead is not None and dead(members[0]):
+                ok = False  # no step of any way to use it can start: docs/rules.md R32
+            elif known_completable and remaining == 1:
                 ok = True  # the last class of a completable state: it is the completion
             elif self._runs_straight_through(members[0]):
                 ok = True
@@ -1292,6 +1320,66 @@ class FortState(StateArrays):
                 out.extend(members)
                 known_completable = False  # one completion found; the rest must be searched
         return sorted(out)
+
+    def _dead_modes_of_choice(self) -> Any:
+        """At a PLAY or MODE decision: a test ``action -> True`` for a card or mode that
+        provably cannot be used (``_dead_modes``); None at other decisions."""
+        kind = self.ctx[C_DECISION]
+        L = self.game.layout
+        if kind == K.PLAY:
+
+            def dead_card(a: int) -> bool:
+                if not L.PLAY_CARD <= a < L.PLAY_CARD + L.num_cards:
+                    return False
+                card = a - L.PLAY_CARD
+                blank = [e is None for e in self.game.effects[card]]
+                return all(
+                    flag
+                    for flag, (first, second, _) in zip(
+                        self._dead_modes(card), A.MODE_PLAN, strict=True
+                    )
+                    if not blank[first] and (second < 0 or not blank[second])
+                )
+
+            return dead_card
+        if kind == K.MODE:
+            flags = self._dead_modes(int(self.ctx[C_PLAYED]))
+            return lambda a: flags[a - L.MODE]
+        return None
+
+    def _dead_modes(self, card: int) -> list[bool]:
+        """Per mode of ``card`` (``A.MODE_PLAN`` order), True when that way to use it provably
+        cannot be completed by the leader now, without any search.
+
+        A step that cannot be done now (status NONE) cannot become possible before the
+        actions start: playing the card, declaring a coin, choosing suits and adding cards only
+        take cards out of the hand. So an action whose first step cannot be done fails when it
+        must be used fully, and an action none of whose steps can be done changes nothing when
+        used as far as it goes. A mode is dead when its fully used action fails at its first
+        step, unless the other action runs first and might change something (docs/rules.md R32).
+        """
+        g = self.game
+        p = int(self.ctx[C_LEADER])
+        saved = self.ctx
+        fresh = saved.copy()  # the action's context as a program load sets it
+        fresh[C_RES_CHOICE] = fresh[C_CONVERT_DIR] = -1
+        fresh[C_PAY_T] = fresh[C_PAY_P] = fresh[C_PAY_E] = 0
+        self.ctx = fresh
+        try:
+            first_dead = [
+                atom is None or self._atom_status(p, *atom) == NONE for atom in g.first_atom[card]
+            ]
+            all_dead = [
+                all(self._atom_status(p, *atom) == NONE for atom in side) for side in g.atoms[card]
+            ]
+        finally:
+            self.ctx = saved
+        out = []
+        for first, second, full in A.MODE_PLAN:
+            runs_first_alone = second < 0 or full == first
+            other = second if full == first else first
+            out.append(first_dead[full] and (runs_first_alone or all_dead[other]))
+        return out
 
     def _runs_straight_through(self, a: int) -> bool:
         """A sufficient test that playing card ``a`` (or choosing a one-action mode) can be
@@ -1482,6 +1570,8 @@ class FortState(StateArrays):
             counted = self.game.counted_suits[int(self.ctx[C_PLAYED])]
             raw.sort(key=lambda a: a - L.SUIT not in counted)
         elif self.ctx[C_DECISION] == K.MODE:
+            dead = self._dead_modes(int(self.ctx[C_PLAYED]))
+            raw = [a for a in raw if not dead[a - L.MODE]]
             # A one-action mode whose straight run is a full use completes the play: try those
             # witnesses before searching any mode's subtree (a failing mode's subtree, with its
             # suit choices and added cards, is the costly part).

@@ -78,18 +78,11 @@ def test_mask_and_list_agree_and_illegal_actions_change_nothing() -> None:
     assert refused >= 300
 
 
-def _holds_any_suit_card(state) -> bool:  # type: ignore[no-untyped-def]
-    game = state.game
-    p = state.current_player()
-    hand = np.flatnonzero((state.owner == p) & (state.zone == 2)).tolist()  # HAND
-    return any(any(game.has_any_suit[c]) for c in hand)
-
-
 def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
     """The search's shortcuts (docs/rules.md R32): interchangeable suits as one class when a
-    coin is declared or "any one suit" chosen, mode witnesses tried first, and "adding cannot
-    help" after a failed "stop adding" in two-action modes. At every decision they touch
-    (suit choices, modes, adds, and plays of a hand holding an "any one suit" card) the mask,
+    coin is declared or "any one suit" chosen, mode witnesses tried first, "adding cannot help"
+    after a failed "stop adding" in two-action modes, and cards or modes whose first step
+    cannot start. At every decision they touch (plays, suit choices, modes, adds) the mask,
     computed with an empty memo so no earlier search can answer, must equal exhaustive
     enumeration."""
     from fort_env.decisions import DecisionKind as K
@@ -102,9 +95,7 @@ def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
             rng = np.random.default_rng(seed)
             while not state.is_terminal():
                 kind = state.decision.kind
-                if kind in (K.DECLARE_COIN, K.ANY_SUIT, K.MODE, K.ADD) or (
-                    kind == K.PLAY and _holds_any_suit_card(state)
-                ):
+                if kind in (K.PLAY, K.DECLARE_COIN, K.ANY_SUIT, K.MODE, K.ADD):
                     game.search_memo.clear()
                     fast = state.clone().legal_actions()
                     try:
@@ -116,3 +107,25 @@ def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
                         compared += 1
                 state.apply_action(int(rng.choice(state.legal_actions())))
     assert compared > 1000
+
+
+def test_a_card_whose_steps_cannot_start_is_refused_without_search() -> None:
+    """R32 "dead" modes: with full Stuff and a full Pack, Rusty (public "gather(any) x shovel",
+    private "pack") has no step that can start, so it cannot be played; with room in the Pack,
+    "pack" can run first and free the Stuff for the gather, so "private, then public (fully)"
+    stays legal even though the gather could not start on its own."""
+    from tests.scenario import act, build, can, card_id, legal
+
+    full = build(2, hands={0: ["Rusty", "Bug"]}, stuff={0: (4, 4)}, pack={0: (1, 0)}, level={0: 0})
+    assert full._pack_capacity(0) == 1  # the Pack is full at Fort Level 0
+    assert not can(full, "play Rusty")
+    assert full._dead_modes(card_id(full, "Rusty", "hand", 0)) == [True] * 6
+    assert reference_legal_actions(full) == full.legal_actions()
+
+    room = build(2, hands={0: ["Rusty", "Bug"]}, stuff={0: (4, 4)}, pack={0: (0, 0)}, level={0: 0})
+    act(room, "play Rusty")
+    assert "use private, then public (fully)" in legal(room)
+    assert "use public (fully)" not in legal(room)  # the gather alone cannot start
+    act(room, "use private, then public (fully)")
+    assert room.ctx[C_PROG_FAILED] == 0
+    assert not room.is_terminal()
