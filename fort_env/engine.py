@@ -1382,42 +1382,54 @@ class FortState(StateArrays):
         return out
 
     def _runs_straight_through(self, a: int) -> bool:
-        """A sufficient test that playing card ``a`` (or choosing a one-action mode) can be
-        completed: the action alone, with no added card, is used fully when every choice in
-        it takes the first allowed option. That run is then itself a completion, so the
-        search is not needed; when it fails the search decides."""
+        """A sufficient test that playing card ``a`` (or choosing mode ``a``) can be completed:
+        with no added card, and the first allowed option at every choice, the action used
+        fully runs to a full use (after the other one, used as far as it goes, when the mode
+        runs that one first). That run is then itself a completion, so the search is not
+        needed; when it fails the search decides."""
         L = self.game.layout
         kind = self.ctx[C_DECISION]
+        plans: list[tuple[tuple[int, bool], ...]]  # ways to try: (side, used fully) in order
         if kind == K.PLAY and L.PLAY_CARD <= a < L.PLAY_CARD + L.num_cards:
             card = a - L.PLAY_CARD
             if self.game.has_coin[card]:
                 return False
-            sides: tuple[int, ...] = (A.PUBLIC, A.PRIVATE)
-        elif kind == K.MODE and a - L.MODE in (0, 1):
+            plans = [((A.PUBLIC, True),), ((A.PRIVATE, True),)]
+        elif kind == K.MODE:
             card = int(self.ctx[C_PLAYED])
-            sides = (A.MODE_PLAN[a - L.MODE][0],)
+            first, second, full = A.MODE_PLAN[a - L.MODE]
+            if second < 0:
+                plans = [((first, True),)]
+            elif full == second:
+                plans = [((first, False), (second, True))]
+            else:
+                return False  # "X fully, then Y" shares the class of "X only"
         else:
             return False
+        g = self.game
         p = int(self.ctx[C_LEADER])
-        for side in sides:
-            effect = self.game.effects[card][side]
-            if effect is None or self.game.has_any_suit[card][side]:
+        for plan in plans:
+            if any(g.effects[card][side] is None or g.has_any_suit[card][side] for side, _ in plan):
                 continue
             probe = self.clone()
             if kind == K.PLAY:
                 probe.zone[card] = IN_PLAY
-                probe.play_suits[:] = self.game.suit_counts[card]
-            probe.ctx[C_STAGE] = ST_PROBE
-            probe._load_program(effect, p, side, True, probe.play_suits, -1)
-            probe._run_program()
-            # Choices inside the action: take the first allowed option each time. Any run
-            # that ends with the action used fully is a witness; a failed one proves nothing.
-            while probe.ctx[C_STAGE] == ST_PROBE and not probe.ctx[C_PROG_FAILED]:
-                options = probe._raw_legal()
-                if not options:
+                probe.play_suits[:] = g.suit_counts[card]
+            for side, full in plan:
+                probe.ctx[C_STAGE] = ST_PROBE
+                probe._load_program(g.effects[card][side], p, side, full, probe.play_suits, -1)
+                probe._run_program()
+                # Choices inside the action: take the first allowed option each time. Any run
+                # that ends with the action used fully is a witness; a failed one proves
+                # nothing.
+                while probe.ctx[C_STAGE] == ST_PROBE and not probe.ctx[C_PROG_FAILED]:
+                    options = probe._raw_legal()
+                    if not options:
+                        break
+                    probe._apply(options[0])
+                if probe.ctx[C_STAGE] != ST_PROBE_DONE:
                     break
-                probe._apply(options[0])
-            if probe.ctx[C_STAGE] == ST_PROBE_DONE:
+            else:
                 return True
         return False
 
