@@ -13,6 +13,7 @@ search over cloned states in which choices that cannot differ in feasibility are
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property, lru_cache
 from hashlib import blake2b as _blake2b
 from struct import Struct
@@ -1345,7 +1346,26 @@ class FortState(StateArrays):
         if kind == K.MODE:
             flags = self._dead_modes(int(self.ctx[C_PLAYED]))
             return lambda a: flags[a - L.MODE]
+        if kind == K.FOLLOW:
+            # A follower uses the public action fully (p.8): if its first step cannot be done
+            # now, discarding a card (which only shrinks the hand) cannot change that.
+            atom = self.game.first_atom[int(self.ctx[C_PLAYED])][A.PUBLIC]
+            if atom is not None and self._statuses(int(self.ctx[C_ACTOR]), [atom])[0] == NONE:
+                return lambda a: L.FOLLOW_CARD <= a < L.FOLLOW_CARD + L.num_cards
         return None
+
+    def _statuses(self, p: int, atoms: Sequence[tuple[int, int]]) -> list[int]:
+        """``_atom_status`` of each atom for ``p`` as at the start of an action (no resource
+        chosen, no conversion direction, no payment under way)."""
+        saved = self.ctx
+        fresh = saved.copy()
+        fresh[C_RES_CHOICE] = fresh[C_CONVERT_DIR] = -1
+        fresh[C_PAY_T] = fresh[C_PAY_P] = fresh[C_PAY_E] = 0
+        self.ctx = fresh
+        try:
+            return [self._atom_status(p, verb, arg) for verb, arg in atoms]
+        finally:
+            self.ctx = saved
 
     def _dead_modes(self, card: int) -> list[bool]:
         """Per mode of ``card`` (``A.MODE_PLAN`` order), True when that way to use it provably
@@ -1360,20 +1380,10 @@ class FortState(StateArrays):
         """
         g = self.game
         p = int(self.ctx[C_LEADER])
-        saved = self.ctx
-        fresh = saved.copy()  # the action's context as a program load sets it
-        fresh[C_RES_CHOICE] = fresh[C_CONVERT_DIR] = -1
-        fresh[C_PAY_T] = fresh[C_PAY_P] = fresh[C_PAY_E] = 0
-        self.ctx = fresh
-        try:
-            first_dead = [
-                atom is None or self._atom_status(p, *atom) == NONE for atom in g.first_atom[card]
-            ]
-            all_dead = [
-                all(self._atom_status(p, *atom) == NONE for atom in side) for side in g.atoms[card]
-            ]
-        finally:
-            self.ctx = saved
+        first_dead = [
+            atom is None or self._statuses(p, [atom])[0] == NONE for atom in g.first_atom[card]
+        ]
+        all_dead = [all(st == NONE for st in self._statuses(p, list(a))) for a in g.atoms[card]]
         out = []
         for first, second, full in A.MODE_PLAN:
             runs_first_alone = second < 0 or full == first

@@ -81,8 +81,9 @@ def test_mask_and_list_agree_and_illegal_actions_change_nothing() -> None:
 def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
     """The search's shortcuts (docs/rules.md R32): interchangeable suits as one class when a
     coin is declared or "any one suit" chosen, mode witnesses tried first, "adding cannot help"
-    after a failed "stop adding" in two-action modes, and cards or modes whose first step
-    cannot start. At every decision they touch (plays, suit choices, modes, adds) the mask,
+    after a failed "stop adding" in two-action modes, and cards, modes or follows whose first
+    step cannot start. At every decision they touch (plays, suit choices, modes, adds,
+    follows) the mask,
     computed with an empty memo so no earlier search can answer, must equal exhaustive
     enumeration."""
     from fort_env.decisions import DecisionKind as K
@@ -95,7 +96,7 @@ def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
             rng = np.random.default_rng(seed)
             while not state.is_terminal():
                 kind = state.decision.kind
-                if kind in (K.PLAY, K.DECLARE_COIN, K.ANY_SUIT, K.MODE, K.ADD):
+                if kind in (K.PLAY, K.DECLARE_COIN, K.ANY_SUIT, K.MODE, K.ADD, K.FOLLOW):
                     game.search_memo.clear()
                     fast = state.clone().legal_actions()
                     try:
