@@ -68,7 +68,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -143,19 +143,45 @@ def _triggers(state: FortState) -> list[str]:
     return out
 
 
-def decision_info(state: FortState, seat: int) -> dict[str, Any]:
-    """The ``info`` an agent gets for a decision of ``seat`` (``agents.base``)."""
-    legal = state.legal_actions()
-    mask = np.zeros(state.game.num_distinct_actions, dtype=np.int8)
-    mask[legal] = 1
-    return {
-        "seat": seat,
-        "game": state.game,
-        "legal_actions": legal,
-        "action_mask": mask,
-        "view": SeatView.from_state(state, seat),
-        "determinize": lambda rng, _s=state, _p=seat: _s.resample_hidden(_p, rng),
-    }
+class DecisionInfo(Mapping[str, Any]):
+    """The ``info`` an agent gets for a decision of ``seat`` (``agents.base``): ``seat``,
+    ``game``, ``legal_actions`` (ascending ints), ``action_mask`` (int8 ``(N,)``), ``view``
+    (a :class:`SeatView`) and ``determinize`` (``rng -> FortState``).
+
+    ``view`` is built on first access (a random or network agent never pays for it), so, like
+    ``determinize``, it is valid while the decision is pending: read it in ``act``.
+    """
+
+    _KEYS = ("seat", "game", "legal_actions", "action_mask", "view", "determinize")
+
+    def __init__(self, state: FortState, seat: int) -> None:
+        legal = state.legal_actions()
+        mask = np.zeros(state.game.num_distinct_actions, dtype=np.int8)
+        mask[legal] = 1
+        self._state = state
+        self._items: dict[str, Any] = {
+            "seat": seat,
+            "game": state.game,
+            "legal_actions": legal,
+            "action_mask": mask,
+            "determinize": lambda rng, _s=state, _p=seat: _s.resample_hidden(_p, rng),
+        }
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "view" and key not in self._items:
+            self._items[key] = SeatView.from_state(self._state, self._items["seat"])
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._KEYS)
+
+    def __len__(self) -> int:
+        return len(self._KEYS)
+
+
+def decision_info(state: FortState, seat: int) -> DecisionInfo:
+    """The ``info`` an agent gets for a decision of ``seat`` (:class:`DecisionInfo`)."""
+    return DecisionInfo(state, seat)
 
 
 class Observer(Protocol):

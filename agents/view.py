@@ -34,6 +34,7 @@ from fort_env.constants import (
     IN_STACK,
     LOOKOUT,
     MAX_FORT_LEVEL,
+    MAX_PLAYERS,
     NUM_SUITS,
     PARK,
     PARK_DECK,
@@ -43,6 +44,7 @@ from fort_env.constants import (
     XXL,
     XXL_BACKPACK_BONUS,
     YARD,
+    ZONES,
 )  # fmt: skip
 from fort_env.decisions import DecisionKind
 from fort_env.stages import ST_ACTION, ST_FOLLOW_RUN
@@ -73,6 +75,9 @@ __all__ = ["SeatView"]
 _RUNNING = (ST_ACTION, ST_FOLLOW_RUN)  # stages in which an action is being resolved
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+
+_OWNER_SLOTS = MAX_PLAYERS + 1  # owners -1..3 as 0..4 in a (zone, owner) key
 
 
 @dataclass
@@ -201,17 +206,24 @@ class SeatView:
         """The view of absolute seat ``seat`` of ``state``: only what its observation shows."""
         g = state.game
         n = g.num_players
-        zone, owner, ctx = state.zone, state.owner, state.ctx
+        ctx = state.ctx
         order = [(seat + r) % n for r in range(n)]  # relative -> absolute
-        mine = owner == seat
+        # Cards grouped by (zone, owner) in one stable sort: each group is ascending card ids.
+        key = state.zone.astype(np.int64) * _OWNER_SLOTS + state.owner + 1
+        by_key = np.argsort(key, kind="stable")
+        ends = np.cumsum(np.bincount(key, minlength=len(ZONES) * _OWNER_SLOTS)).tolist()
+
+        def group(z: int, q: int) -> np.ndarray:  # q = -1: no owner
+            k = z * _OWNER_SLOTS + q + 1
+            return by_key[(ends[k - 1] if k else 0) : ends[k]]
 
         def my(z: int) -> np.ndarray:
-            return np.flatnonzero((zone == z) & mine)
+            return group(z, seat)
 
-        rival_yards = [np.flatnonzero((zone == YARD) & (owner == q)) for q in order[1:]]
+        rival_yards = [group(YARD, q) for q in order[1:]]
         look = np.zeros((n - 1, NUM_SUITS), dtype=np.int64)
         for r, q in enumerate(order[1:]):
-            cards = np.flatnonzero((zone == LOOKOUT) & (owner == q))
+            cards = group(LOOKOUT, q)
             if len(cards):
                 look[r] = g.suit_counts[cards].sum(axis=0)
         pl = state.players[order].astype(np.int64)
@@ -232,9 +244,9 @@ class SeatView:
             discard=my(DISCARD),
             yard=my(YARD),
             lookout=my(LOOKOUT),
-            park=np.flatnonzero(zone == PARK),
-            in_play=np.flatnonzero(zone == IN_PLAY),
-            park_deck_size=int(np.count_nonzero(zone == PARK_DECK)),
+            park=group(PARK, -1),  # Park and Park deck cards have no owner
+            in_play=np.flatnonzero(state.zone == IN_PLAY),
+            park_deck_size=len(group(PARK_DECK, -1)),
             rival_yards=rival_yards,
             rival_lookout_suits=look,
             resources=pl[:, [P_STUFF_P, P_STUFF_T, P_PACK_P, P_PACK_T]],

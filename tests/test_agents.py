@@ -155,3 +155,18 @@ def test_evaluation_range_and_terminal_values() -> None:
     assert values[record.winners[0]] == 1.0
     start = game.new_initial_state(seed=0)
     assert evaluate(start, 0) == pytest.approx(0.5)
+
+
+def test_decision_info_builds_the_view_only_when_read() -> None:
+    from agents.tournament import decision_info
+
+    state = game_for(3).new_initial_state(seed=5)
+    seat = state.current_player()
+    info = decision_info(state, seat)
+    assert "view" not in info._items  # a random or network agent never pays for it
+    assert sorted(info) == sorted(("seat", "game", "legal_actions", "action_mask", "view",
+                                   "determinize"))  # fmt: skip
+    assert info["legal_actions"] == state.legal_actions()
+    assert np.flatnonzero(info["action_mask"]).tolist() == state.legal_actions()
+    assert info["view"].equals(SeatView.from_state(state, seat))
+    assert info.get("view") is info["view"]  # built once
