@@ -296,6 +296,9 @@ class FortGame:
         self.atoms: list[tuple[frozenset[tuple[int, int]], ...]] = [
             tuple(frozenset(_atoms(e)) for e in effects) for effects in self.effects
         ]
+        self.all_atoms: list[tuple[tuple[int, int], ...]] = [
+            tuple(sorted(pub | priv)) for pub, priv in self.atoms
+        ]
         # suits a fixed "x suit" multiplier of either action counts, per card
         self.counted_suits: list[frozenset[int]] = [
             frozenset(arg for e in effects for m, arg in _mults(e) if m == MULT_SUIT)
@@ -1379,11 +1382,10 @@ class FortState(StateArrays):
         step, unless the other action runs first and might change something (docs/rules.md R32).
         """
         g = self.game
-        p = int(self.ctx[C_LEADER])
-        first_dead = [
-            atom is None or self._statuses(p, [atom])[0] == NONE for atom in g.first_atom[card]
-        ]
-        all_dead = [all(st == NONE for st in self._statuses(p, list(a))) for a in g.atoms[card]]
+        atoms = g.all_atoms[card]
+        status = dict(zip(atoms, self._statuses(int(self.ctx[C_LEADER]), atoms), strict=True))
+        first_dead = [atom is None or status[atom] == NONE for atom in g.first_atom[card]]
+        all_dead = [all(status[atom] == NONE for atom in side) for side in g.atoms[card]]
         out = []
         for first, second, full in A.MODE_PLAN:
             runs_first_alone = second < 0 or full == first
