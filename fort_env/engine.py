@@ -1092,7 +1092,7 @@ class FortState(StateArrays):
         p = int(self.ctx[C_ACTOR])
         out: list[int] = []
         if kind == K.PLAY:
-            out += [L.PLAY_CARD + int(c) for c in self._cards(HAND, p)]
+            out += (self._cards(HAND, p) + L.PLAY_CARD).tolist()
             out.append(L.SKIP_PLAY)
             if (
                 self.ctx[C_PLAYS] == 0
@@ -1145,10 +1145,11 @@ class FortState(StateArrays):
         elif kind == K.TRASH:
             out += [L.TRASH_CARD + int(c) for c in self._trash_sources(p)]
         elif kind in (K.RECRUIT, K.BIRTHDAY):
-            out += [L.RECRUIT_CARD + int(c) for c in self._cards(PARK)]
-            if kind == K.RECRUIT:
-                for r in self._rivals(p):
-                    out += [L.RECRUIT_CARD + int(c) for c in self._cards(YARD, r)]
+            zone = self.zone
+            where = zone == PARK
+            if kind == K.RECRUIT:  # and every rival's Yard
+                where |= (zone == YARD) & (self.owner != p)
+            out += (where.nonzero()[0] + L.RECRUIT_CARD).tolist()
             if (self.zone == PARK_DECK).any():
                 out.append(L.RECRUIT_PARK_DECK)
             if kind == K.BIRTHDAY:
@@ -1183,8 +1184,8 @@ class FortState(StateArrays):
                 if r == r_fixed and pl[(P_PACK_P if from_pack else P_STUFF_P) + r] > 0:
                     out.append(L.SPEND_FROM + i)
         elif kind == K.TRASH_RIVAL:
-            for r in self._rivals(p):
-                out += [L.TRASH_RIVAL_CARD + int(c) for c in self._cards(YARD, r)]
+            rivals_yards = (self.zone == YARD) & (self.owner != p)
+            out += (rivals_yards.nonzero()[0] + L.TRASH_RIVAL_CARD).tolist()
         elif kind == K.COPY_RIVAL:
             for k, r in enumerate(self._rivals(p)):
                 if self._copy_status(p, r) != NONE:
