@@ -753,10 +753,10 @@ class FortState(StateArrays):
         if self.ctx[C_END]:
             return
         if (
-            (self.players[:, P_SCORE] >= SCORE_TRIGGER).any()
-            or (self.players[:, P_LEVEL] >= MAX_FORT_LEVEL).any()
-            or not (self.zone == PARK_DECK).any()
-        ):
+            any(row[P_SCORE] >= SCORE_TRIGGER or row[P_LEVEL] >= MAX_FORT_LEVEL
+                for row in self.players.tolist())
+            or PARK_DECK not in self.zone.tobytes()  # zone codes are single bytes (int8)
+        ):  # fmt: skip
             self.ctx[C_END] = 1
 
     # ------------------------------------------------------------------ action programs
