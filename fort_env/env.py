@@ -31,8 +31,10 @@ max_decisions=None)``:
 
 ``env()`` wraps ``raw_env`` as PettingZoo's classic envs are: ``TerminateIllegalWrapper``
 (an illegal action ends the game, -1 to the agent that took it, 0 to the others),
-``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``. ``raw_env`` itself raises
-:class:`~fort_env.errors.IllegalActionError` on an illegal action and leaves the game unchanged.
+``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper`` (subclasses of PettingZoo's that only
+read the episode attributes faster; the checks and errors are PettingZoo's). ``raw_env`` itself
+raises :class:`~fort_env.errors.IllegalActionError` on an illegal action and leaves the game
+unchanged.
 
 Turn order
 ----------
@@ -233,12 +235,101 @@ def env(**kwargs: Any) -> AECEnv:
     """``raw_env(**kwargs)`` wrapped as PettingZoo classic envs are (see the module docstring).
 
     Wrappers, outermost last: TerminateIllegal (an illegal action ends the game with
-    ``ILLEGAL_ACTION_REWARD`` for its agent), AssertOutOfBounds, OrderEnforcing.
+    ``ILLEGAL_ACTION_REWARD`` for its agent), AssertOutOfBounds, OrderEnforcing. Each is a
+    subclass of PettingZoo's wrapper that reads the episode attributes straight from the raw
+    env (``_ReadsRawAttributes``); PettingZoo's own code makes every check.
     """
     wrapped: AECEnv = raw_env(**kwargs)
-    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=ILLEGAL_ACTION_REWARD)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    wrapped = _TerminateIllegalWrapper(wrapped, illegal_reward=ILLEGAL_ACTION_REWARD)
+    wrapped = _AssertOutOfBoundsWrapper(wrapped)
+    return _OrderEnforcingWrapper(wrapped)
+
+
+class _RawAttribute:
+    """A wrapper's attribute read straight from the raw env it wraps (a non-data descriptor).
+
+    ``BaseWrapper`` forwards unknown attributes with ``__getattr__``, which Python calls only
+    after a failed lookup: reading ``agent_selection`` through three wrappers is three failed
+    lookups and three ``__getattr__`` calls, ~1 us each (the AEC loop makes ~19 such reads, 36
+    ``__getattr__`` calls, per decision). This descriptor returns the same object in one step.
+    If the raw env has no such attribute yet (before ``reset()``), the ``AttributeError``
+    sends Python to the wrapper's own ``__getattr__``, which raises what it always did. Being
+    a non-data descriptor, an attribute set on the wrapper itself still hides it, as before.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return getattr(obj._raw, self.name)
+
+
+class _RawAttributeAfterReset(_RawAttribute):
+    """:class:`_RawAttribute` for ``OrderEnforcingWrapper``'s guarded names: before
+    ``reset()`` the ``AttributeError`` sends Python to that wrapper's ``__getattr__``, which
+    raises "... cannot be accessed before reset"."""
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        if not obj._has_reset:
+            raise AttributeError(self.name)
+        return getattr(obj._raw, self.name)
+
+
+class _ReadsRawAttributes(wrappers.BaseWrapper):
+    """Mixin of the wrappers of :func:`env`: the episode attributes that PettingZoo's loop and
+    wrappers read on every decision come straight from the raw env (:class:`_RawAttribute`)."""
+
+    agents = _RawAttribute()
+    agent_selection = _RawAttribute()
+    terminations = _RawAttribute()
+    truncations = _RawAttribute()
+    rewards = _RawAttribute()
+    infos = _RawAttribute()
+    _cumulative_rewards = _RawAttribute()  # the one private name BaseWrapper forwards
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env, *args, **kwargs)
+
+
+class _TerminateIllegalWrapper(_ReadsRawAttributes, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with :class:`_ReadsRawAttributes`."""
+
+
+class _AssertOutOfBoundsWrapper(_ReadsRawAttributes, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with :class:`_ReadsRawAttributes`; a Python
+    int in ``range(N)`` skips ``Discrete(N).contains`` (~2 us), which would accept it."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        space = self._raw.action_space(self._raw.possible_agents[0])
+        assert isinstance(space, spaces.Discrete)
+        self._start, self._stop = int(space.start), int(space.start + space.n)
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and self._start <= action < self._stop:
+            wrappers.BaseWrapper.step(self, action)  # in the action space: the check passes
+        else:
+            super().step(action)
+
+
+class _OrderEnforcingWrapper(_ReadsRawAttributes, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with :class:`_ReadsRawAttributes`; before
+    ``reset()`` the guarded names raise as PettingZoo's own wrapper does."""
+
+    agents = _RawAttributeAfterReset()
+    agent_selection = _RawAttributeAfterReset()
+    terminations = _RawAttributeAfterReset()
+    truncations = _RawAttributeAfterReset()
+    rewards = _RawAttributeAfterReset()
+    infos = _RawAttributeAfterReset()
+
+    def __str__(self) -> str:
+        return str(self.env)  # as OrderEnforcingWrapper's own: the env's name, "fort_v0"
 
 
 def count_slice_bounds(game: FortGame) -> dict[str, float]:
@@ -385,7 +476,9 @@ class raw_env(AECEnv):
             low=np.tile(box.low, num_players), high=np.tile(box.high, num_players), dtype=np.float32
         )
         self._state: FortState | None = None
-        self._mask = np.zeros(n_actions, dtype=bool)  # the acting seat's legal actions
+        # The acting seat's legal actions, int8; never handed out (observe() and the infos get
+        # copies), so no caller can change it.
+        self._mask = np.zeros(n_actions, dtype=np.int8)
         self._actor = -1  # the acting seat, -1 once the episode is over
         self._seeder: np.random.Generator | None = None  # draws seeds for reset(seed=None)
         self._seed: int | None = None  # the game's seed; None after set_fort_state()
@@ -443,19 +536,25 @@ class raw_env(AECEnv):
         Once the episode is over (terminated or truncated) no seat acts and every mask is zeros.
         """
         state = self._live_state()
-        over = state.is_terminal() or any(self.truncations.values())
-        self._actor = -1 if over else state.current_player()
-        if over:
-            self._mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
+        n = self.game.num_distinct_actions
+        acting: str | None = None
+        if state.is_terminal() or any(self.truncations.values()):
+            self._actor = -1
+            self._mask = mask = np.zeros(n, dtype=np.int8)
         else:
-            self._mask = state.legal_actions_mask()
-            self.agent_selection = self.possible_agents[self._actor]
-        self.infos = {agent: {"action_mask": self._mask_for(agent)} for agent in self.agents}
+            self._actor = state.current_player()
+            self._mask = mask = state.legal_actions_mask().astype(np.int8)
+            self.agent_selection = acting = self.possible_agents[self._actor]
+        # a fresh array each (only the acting agent's is not zeros): changing one changes nothing
+        self.infos = {
+            agent: {"action_mask": mask.copy() if agent == acting else np.zeros(n, dtype=np.int8)}
+            for agent in self.agents
+        }
 
     def _mask_for(self, agent: str) -> np.ndarray:
         """A fresh int8 mask, shape ``(N,)``: the legal actions if ``agent`` acts, else zeros."""
         if self._seat[agent] == self._actor:
-            return self._mask.astype(np.int8)
+            return self._mask.copy()
         return np.zeros(self.game.num_distinct_actions, dtype=np.int8)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -479,19 +578,23 @@ class raw_env(AECEnv):
         if action is None:
             raise ValueError(f"{agent} is not done: step() needs an action, got None")
         state = self._live_state()
-        state.apply_action(int(action))
-        self._actions.append(int(action))
+        a = int(action)
+        state.apply_action(a)
+        self._actions.append(a)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if state.is_terminal():
             finals = final_rewards(state, self.reward_mode)
-            for a in self.agents:
-                self.rewards[a] = float(finals[self._seat[a]])
+            for name in self.agents:
+                self.rewards[name] = float(finals[self._seat[name]])
             self.terminations = dict.fromkeys(self.agents, True)
-        elif self.max_decisions is not None and len(self._actions) >= self.max_decisions:
-            self.truncations = dict.fromkeys(self.agents, True)
-        self._after_decision()
-        self._accumulate_rewards()
+            self._after_decision()
+            self._accumulate_rewards()
+        else:
+            if self.max_decisions is not None and len(self._actions) >= self.max_decisions:
+                self.truncations = dict.fromkeys(self.agents, True)
+            self._after_decision()
+            # every reward is 0 until the game ends: _accumulate_rewards() would add nothing
         if self.render_mode == "human":
             self.render()
 

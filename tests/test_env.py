@@ -319,6 +319,161 @@ def test_illegal_action_raw_raises_and_wrapped_terminates() -> None:
     assert all(r == 0.0 for a, r in wrapped.rewards.items() if a != actor)
 
 
+def pettingzoo_wrapped(**kwargs: Any) -> Any:
+    """``raw_env`` in PettingZoo's own wrapper classes: what ``env()`` must behave as."""
+    wrapped: Any = fort_env.raw_env(**kwargs)
+    wrapped = pettingzoo.utils.TerminateIllegalWrapper(wrapped, illegal_reward=-1.0)
+    wrapped = pettingzoo.utils.AssertOutOfBoundsWrapper(wrapped)
+    return pettingzoo.utils.OrderEnforcingWrapper(wrapped)
+
+
+def _outcome(call: Any) -> Any:
+    """What ``call()`` returns or raises, comparable across two envs."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = call()
+    except Exception as error:
+        return type(error), str(error)
+    return "ok", repr(result)
+
+
+def _snapshot(env: Any) -> Any:
+    """Everything the AEC API shows now: the episode dicts and the selected agent's last()."""
+    obs, rew, term, trunc, info = env.last()
+    masks = {a: i["action_mask"].tobytes() for a, i in env.infos.items()}
+    return (
+        env.agents[:],
+        env.agent_selection,
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        masks,
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        rew,
+        term,
+        trunc,
+        info["action_mask"].tobytes(),
+    )
+
+
+def _final(env: Any) -> Any:
+    """The episode dicts once no agent is left."""
+    return (env.agents, env.rewards, env._cumulative_rewards, env.terminations, env.infos)
+
+
+def test_env_wrappers_are_pettingzoos_and_read_the_raw_attributes() -> None:
+    wrapped = fort_env.env(num_players=2)
+    layers = []
+    layer = wrapped
+    while isinstance(layer, pettingzoo.utils.BaseWrapper):
+        layers.append(layer)
+        layer = layer.env
+    assert isinstance(layer, fort_env.raw_env)
+    kinds = (
+        pettingzoo.utils.OrderEnforcingWrapper,
+        pettingzoo.utils.AssertOutOfBoundsWrapper,
+        pettingzoo.utils.TerminateIllegalWrapper,
+    )
+    assert len(layers) == 3 and all(isinstance(w, k) for w, k in zip(layers, kinds, strict=True))
+    assert str(wrapped) == str(pettingzoo_wrapped(num_players=2)) == "fort_v0"
+    # before reset(): the same errors as PettingZoo's own wrappers
+    plain = pettingzoo_wrapped(num_players=2)
+    names = ["agents", "agent_selection", "rewards", "terminations", "truncations", "infos"]
+    names += ["num_agents", "_cumulative_rewards", "possible_agents", "no_such_name", "_private"]
+    for name in names:
+        assert _outcome(lambda n=name: getattr(wrapped, n)) == _outcome(
+            lambda n=name: getattr(plain, n)
+        ), name
+    # after reset(): every layer reads the raw env's own objects, also after it replaces them
+    wrapped.reset(seed=0)
+    raw = wrapped.unwrapped
+    play(wrapped, np.random.default_rng(0), steps=5)
+    for w in layers:
+        for name in ["agents", "agent_selection", "rewards", "terminations", "infos"]:
+            assert getattr(w, name) is getattr(raw, name), name
+        assert w._cumulative_rewards is raw._cumulative_rewards
+    # copies read their own raw env
+    for other in (copy.deepcopy(wrapped), pickle.loads(pickle.dumps(wrapped))):
+        assert other.agents is other.unwrapped.agents is not raw.agents
+        assert other.env.env.infos is other.unwrapped.infos
+    # an attribute set on a wrapper hides the raw env's there, as with PettingZoo's wrappers
+    layers[0].rewards = {}
+    assert wrapped.rewards == {} and raw.rewards != {}
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_env_plays_exactly_as_in_pettingzoos_own_wrappers(num_players: int) -> None:
+    fast, plain = fort_env.env(num_players=num_players), pettingzoo_wrapped(num_players=num_players)
+    for seed in (0, 1):
+        fast.reset(seed=seed)
+        plain.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while plain.agents:
+            assert _snapshot(fast) == _snapshot(plain)
+            action = random_action(plain, rng)
+            fast.step(action)
+            plain.step(action)
+        assert fast.agents == [] and _final(fast) == _final(plain)
+    assert fast.unwrapped.to_record() == plain.unwrapped.to_record()
+
+
+BAD_ACTIONS = [-1, 674, 10**20, None, 2.0, "1", True, np.int64(674), np.uint64(3)]
+
+
+@pytest.mark.parametrize("action", [*BAD_ACTIONS, "illegal", "illegal_np", "legal_np"])
+def test_env_checks_actions_as_pettingzoos_own_wrappers(action: Any) -> None:
+    """Actions out of the action space, illegal ones (the game ends, -1 to the offender),
+    numpy ints: the same outcome as with PettingZoo's wrappers, and the same episode after."""
+    fast, plain = fort_env.env(num_players=3), pettingzoo_wrapped(num_players=3)
+    for e in (fast, plain):
+        e.reset(seed=7)
+        play(e, np.random.default_rng(7), steps=20)
+    mask = plain.last()[0]["action_mask"]
+    kind = action if isinstance(action, str) else None
+    if kind == "illegal":
+        action = int(np.flatnonzero(mask == 0)[0])
+    elif kind == "illegal_np":
+        action = np.int32(np.flatnonzero(mask == 0)[-1])
+    elif kind == "legal_np":
+        action = np.int64(np.flatnonzero(mask)[0])
+    assert _outcome(lambda: fast.step(action)) == _outcome(lambda: plain.step(action))
+    rng = np.random.default_rng(1)
+    while plain.agents:
+        assert _snapshot(fast) == _snapshot(plain)
+        if plain.last()[2] or plain.last()[3]:
+            # a done agent given an action raises; then None removes it
+            assert _outcome(lambda: fast.step(0)) == _outcome(lambda: plain.step(0))
+            nxt = None
+        else:
+            nxt = random_action(plain, rng)
+        assert _outcome(lambda a=nxt: fast.step(a)) == _outcome(lambda a=nxt: plain.step(a))
+    assert _final(fast) == _final(plain)
+    assert _outcome(lambda: fast.step(None)) == _outcome(lambda: plain.step(None))
+
+
+def test_infos_masks_are_fresh_and_separate() -> None:
+    env = fort_env.env(num_players=4)
+    env.reset(seed=5)
+    play(env, np.random.default_rng(5), steps=30)
+    actor = env.agent_selection
+    masks = [env.infos[a]["action_mask"] for a in env.agents]
+    assert len({id(m) for m in masks}) == len(masks)
+    legal = env.observe(actor)["action_mask"].copy()
+    assert legal.any()
+    for m in masks:
+        m[:] = 1
+    assert np.array_equal(env.observe(actor)["action_mask"], legal)
+    for a in env.agents:
+        if a != actor:
+            assert not env.observe(a)["action_mask"].any()
+    env.step(int(np.flatnonzero(legal)[0]))
+    for a, info in env.infos.items():
+        assert np.array_equal(info["action_mask"], env.observe(a)["action_mask"])
+
+
 # ---------------------------------------------------------------------- copies, render, extras
 def _continue(env: Any, seed: int, steps: int) -> list[Any]:
     """A trace of up to ``steps`` more random steps: agent, observation, reward, flags."""
