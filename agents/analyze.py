@@ -279,7 +279,12 @@ def write_plots(report: dict[str, Any], out: Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for n in counts:
         rounds = by[n]["_raw"]["rounds"]
-        ax.hist(rounds, bins=np.arange(0, max(rounds) + 2) - 0.5, alpha=0.5, label=f"{n} players")
+        ax.hist(
+            rounds,
+            bins=(np.arange(0, max(rounds) + 2) - 0.5).tolist(),
+            alpha=0.5,
+            label=f"{n} players",
+        )
     ax.set_xlabel("rounds")
     ax.set_title("Game length")
     ax.legend()

@@ -446,7 +446,7 @@ class HeuristicAgent(BaseAgent):
         return scores
 
     def _copy_rival(self, view: SeatView, acts: Acts) -> dict[int, float]:
-        scores = {}
+        scores: dict[int, float] = {}
         for a, k in acts.get("COPY_RIVAL", []):
             pack = view.resources[k + 1, 2:]
             scores[a] = sum(min(int(pack[r]), view.stuff_room(r)) for r in (PIZZA, TOYS))

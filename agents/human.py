@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -198,7 +199,7 @@ def play_human(
             else:
                 info = decision_info(state, seat)
                 obs = LazyObservation(
-                    lambda s=state, p=seat: s.observation_tensor(p), lambda m=info["action_mask"]: m
+                    partial(state.observation_tensor, seat), info["action_mask"].copy
                 )
                 action = int(bots[seat].act(obs, info))
                 output_fn(f"player {seat}: {_public_text(state, action)}")

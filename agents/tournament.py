@@ -71,6 +71,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -222,9 +223,7 @@ def play_game(
     while not state.is_terminal():
         seat = state.current_player()
         info = decision_info(state, seat)
-        obs = LazyObservation(
-            lambda s=state, p=seat: s.observation_tensor(p), lambda m=info["action_mask"]: m
-        )
+        obs = LazyObservation(partial(state.observation_tensor, seat), info["action_mask"].copy)
         t0 = time.perf_counter()
         action = int(agents[seat].act(obs, info))
         think[seat] += time.perf_counter() - t0

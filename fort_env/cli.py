@@ -147,3 +147,6 @@ def _register_other_commands() -> None:
 
 
 _register_other_commands()
+
+if __name__ == "__main__":  # python -m fort_env.cli
+    app()

@@ -91,7 +91,7 @@ __all__ = [
 ]
 
 Opponent = Any  # an ``agents.base.Agent`` or a callable ``(observation, info) -> int``
-InfoFn = Callable[[FortState, int], dict[str, Any]]
+InfoFn = Callable[[FortState, int], Mapping[str, Any]]
 
 
 class OpponentSampler(Protocol):
