@@ -467,10 +467,8 @@ class FortState(StateArrays):
     def legal_actions_mask(self) -> np.ndarray:
         """Legal actions of the acting player: bool array, shape ``(num_distinct_actions,)``."""
         mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
-        if self.is_terminal():
-            return mask
-        for a in self._legal():
-            mask[a] = True
+        if not self.is_terminal():
+            mask[self._legal()] = True
         return mask
 
     def legal_actions(self) -> list[int]:
