@@ -130,7 +130,8 @@ def engine_loop(num_players: int) -> Runner:
         while time.perf_counter() - start < seconds:
             state = game.new_initial_state(seed + games)
             while not state.is_terminal():
-                state.apply_action(int(rng.choice(state.legal_actions())))
+                legal = state.legal_actions()  # a plain list: index it (rng.choice copies it)
+                state.apply_action(legal[int(rng.integers(len(legal)))])
                 decisions += 1
             games += 1
         return decisions, games, time.perf_counter() - start
