@@ -1423,9 +1423,10 @@ class FortState(StateArrays):
             if any(g.effects[card][side] is None or g.has_any_suit[card][side] for side, _ in plan):
                 continue
             probe = self.clone()
-            if kind == K.PLAY:
+            if kind == K.PLAY:  # as if played ("trash this card" names it)
                 probe.zone[card] = IN_PLAY
                 probe.play_suits[:] = g.suit_counts[card]
+                probe.ctx[C_PLAYED] = card
             for side, full in plan:
                 probe.ctx[C_STAGE] = ST_PROBE
                 probe._load_program(g.effects[card][side], p, side, full, probe.play_suits, -1)
