@@ -428,7 +428,7 @@ class FortState(StateArrays):
 
     def _draw(self, p: int, n: int) -> None:
         """Draw phase (p.9): draw n, reshuffling the discard pile when the deck runs out."""
-        for _ in range(n):
+        while n > 0:
             ids = ((self.zone == DECK) & (self.owner == p)).nonzero()[0]
             if len(ids) == 0:
                 pile = ((self.zone == DISCARD) & (self.owner == p)).nonzero()[0]
@@ -437,8 +437,9 @@ class FortState(StateArrays):
                 self.zone[pile] = DECK
                 self.pos[pile] = self._rng().permutation(len(pile))
                 ids = pile
-            cid = ids[np.argmin(self.pos[ids])]
-            self.zone[cid] = HAND
+            top = ids[np.argsort(self.pos[ids], kind="stable")[:n]]  # lowest pos on top
+            self.zone[top] = HAND
+            n -= len(top)
 
     # ------------------------------------------------------------------ public API
     def current_player(self) -> int:
