@@ -231,8 +231,18 @@ def _ratio(a: float, b: float) -> float | None:
 
 
 def write_plots(report: dict[str, Any], out: Path) -> list[Path]:
-    """Write the six PNG plots of ``report`` into ``out`` (created); their paths."""
-    import matplotlib
+    """Write the six PNG plots of ``report`` into ``out`` (created); their paths.
+
+    Raises:
+        ImportError: matplotlib is missing (it comes with the ``train`` extra).
+    """
+    try:
+        import matplotlib
+    except ImportError as e:
+        raise ImportError(
+            "plots need matplotlib: pip install -c constraints.txt -e '.[train]' "
+            "(or pip install matplotlib)"
+        ) from e
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
