@@ -194,6 +194,8 @@ REWARD_RULE, REWARD_PERK = 1, 2
 SEARCH_MEMO_LIMIT = 200_000  # entries (16-byte digests) before the memo is cleared
 # atom outcomes
 NONE, PARTIAL, FULL = 0, 1, 2
+# verbs whose one step, once it can start, is used fully whatever is chosen in it
+_ONE_STEP_VERBS = frozenset((PACK, TRASH_V, LOOKOUT_V, RECRUIT, TRASH_RIVAL))
 # What kind of decision a verb needs once it is reached (None: carried out at once).
 _VERB_DECISION = {
     PACK: K.PACK, LOOKOUT_V: K.LOOKOUT, TRASH_V: K.TRASH, RECRUIT: K.RECRUIT, ADVANCE: K.PAY,
@@ -1423,6 +1425,12 @@ class FortState(StateArrays):
         for plan in plans:
             if any(g.effects[card][side] is None or g.has_any_suit[card][side] for side, _ in plan):
                 continue
+            if len(plan) == 1:
+                playing = kind == K.PLAY
+                suits = g.suit_counts[card] if playing else self.play_suits
+                effect = g.effects[card][plan[0][0]]
+                if self._plainly_usable(p, effect, suits, card if playing else -1):
+                    return True
             probe = self.clone()
             if kind == K.PLAY:  # as if played ("trash this card" names it)
                 probe.zone[card] = IN_PLAY
@@ -1444,6 +1452,46 @@ class FortState(StateArrays):
                     break
             else:
                 return True
+        return False
+
+    def _plainly_usable(
+        self, p: int, effect: Effect | None, suits: np.ndarray, playing: int
+    ) -> bool:
+        """A cheaper sufficient test for the simplest actions: one step, or one step repeated,
+        that ``p`` can do fully right now by plain counting (no choice inside can fail it).
+
+        Scoring and "trash this card" always can; gathering ``n`` of one resource can when the
+        Stuff has room for ``n`` of it (with "any", the first resource chosen is kept for the
+        whole action); one Pack, trash, Lookout, recruit or trash-a-rival step can when it can
+        start, judged with card ``playing`` (>= 0: about to be played) already out of the hand.
+        Anything else answers False and is left to the witness run.
+        """
+        if effect is None:
+            return False
+        if effect[0] == ATOM:
+            verb, arg, n = effect[1], effect[2], 1
+        elif effect[0] == REPEAT and effect[1][0] == ATOM:
+            verb, arg = effect[1][1], effect[1][2]
+            n = self._count_for(effect[2], effect[3], p, suits, -1)
+        else:
+            return False
+        if n < 1:
+            return False  # no step: not a full use (p.7 FAQ)
+        if verb in (SCORE, TRASH_THIS):
+            return True
+        if verb == GATHER:
+            stuff = self.players[p, P_STUFF_P : P_STUFF_T + 1].tolist()
+            have = min(stuff) if arg == ANY_RESOURCE else stuff[arg]
+            return have + n <= STUFF_CAPACITY
+        if n == 1 and verb in _ONE_STEP_VERBS:
+            if playing < 0:
+                return self._statuses(p, [(verb, arg)])[0] == FULL
+            where = self.zone[playing]
+            self.zone[playing] = IN_PLAY  # trash and Lookout choose from the hand
+            try:
+                return self._statuses(p, [(verb, arg)])[0] == FULL
+            finally:
+                self.zone[playing] = where
         return False
 
     def _constraint_met(self) -> bool:

@@ -130,3 +130,19 @@ def test_a_card_whose_steps_cannot_start_is_refused_without_search() -> None:
     act(room, "use private, then public (fully)")
     assert room.ctx[C_PROG_FAILED] == 0
     assert not room.is_terminal()
+
+
+def test_a_one_step_action_is_judged_without_the_card_being_played() -> None:
+    """The counting shortcut for one-step actions (R32 witnesses) judges "trash" and
+    "Lookout" with the played card already out of the hand: Kitty (public "gather(toys) x
+    glue", private "trash") cannot be played as the only card in hand with full toys and an
+    empty discard pile, since it would have to trash itself; with a card in the discard pile
+    it can."""
+    from tests.scenario import build, can
+
+    alone = build(2, hands={0: ["Kitty"]}, stuff={0: (0, 4)}, discard={0: []})
+    assert not can(alone, "play Kitty")
+    assert reference_legal_actions(alone) == alone.legal_actions()
+    spare = build(2, hands={0: ["Kitty"]}, stuff={0: (0, 4)}, discard={0: ["Bug"]})
+    assert can(spare, "play Kitty")
+    assert reference_legal_actions(spare) == spare.legal_actions()
