@@ -1,8 +1,9 @@
 """``fort-env bench``: how many decisions per second Fort feeds a learner, against peers.
 
-Everything is measured in one process, one after another, and each figure is the median of
-``rounds`` rounds, so the ratios to PettingZoo's ``connect_four_v3`` and ``texas_holdem_v4``
-(4 players) compare like with like on the same machine at the same moment.
+Everything is measured in one process and each figure is the median of ``rounds`` rounds. The
+AEC loops of Fort and of PettingZoo's ``connect_four_v3`` and ``texas_holdem_v4`` (4 players)
+run interleaved, one round of each in turn, and each ratio is the median of the per-round
+ratios: a slow spell of a shared machine then slows both sides of a ratio alike.
 
 The AEC loop is the one users write (PettingZoo's documentation)::
 
@@ -81,6 +82,7 @@ TRAIN_EXTRA = "pip install -c constraints.txt -e '.[train]'"
 
 Runner = Callable[[float, int], tuple[int, int, float]]  # (seconds, seed) -> decisions, games, s
 ROUND_SEED_STRIDE = 100_000  # each round plays games no earlier round played
+PEERS = ("connect_four_v3", "texas_holdem_v4 (4p)")  # PettingZoo envs in the same AEC loop
 
 
 def _median_rates(run: Runner, seconds: float, rounds: int) -> tuple[float, float]:
@@ -162,6 +164,11 @@ def _micro(states: list[FortState], fn: Callable[[FortState], object], rounds: i
     return statistics.median(times)
 
 
+def _median_ratio(ours: list[float], theirs: list[float]) -> float:
+    """Median over rounds of ours / theirs, each pair measured in the same round."""
+    return statistics.median(a / b for a, b in zip(ours, theirs, strict=True))
+
+
 def _peer(name: str) -> Callable[[], Any] | None:
     try:
         if name == "connect_four_v3":
@@ -190,7 +197,8 @@ def run_bench(
     Keys: ``engine_decisions_per_s``, ``aec_decisions_per_s``, ``games_per_s``,
     ``clone_us``, ``observation_us``, ``mask_us``, ``state_bytes``,
     ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
-    ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: Fort AEC / peer}), ``config``;
+    ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: median over rounds of Fort
+    AEC / peer, measured in the same round}), ``config``;
     with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
     ``ppo_rollouts`` rollouts (``ppo_options``: more keyword arguments for it), or
     ``{"error": ...}`` without the train extra.
@@ -203,8 +211,18 @@ def run_bench(
     }
     rate, games = _median_rates(engine_loop(num_players), seconds, rounds)
     out["engine_decisions_per_s"], out["games_per_s"] = rate, games
-    fort = aec_loop(lambda: fort_env_factory(num_players=num_players))
-    out["aec_decisions_per_s"] = _median_rates(fort, seconds, rounds)[0]
+    # The AEC loops of Fort and its peers, interleaved round by round (module docstring).
+    loops: dict[str, Runner] = {"fort": aec_loop(lambda: fort_env_factory(num_players=num_players))}
+    for name in PEERS:
+        make = _peer(name)
+        if make is not None:
+            loops[name] = aec_loop(make)
+    per_round: dict[str, list[float]] = {name: [] for name in loops}
+    for r in range(rounds):
+        for name, run in loops.items():
+            decisions, _games, elapsed = run(seconds, r * ROUND_SEED_STRIDE)
+            per_round[name].append(decisions / elapsed)
+    out["aec_decisions_per_s"] = statistics.median(per_round["fort"])
     states = _sample_states(game, 300)
     out["clone_us"] = _micro(states, lambda s: s.clone(), rounds)
     out["observation_us"] = _micro(states, lambda s: s.observation_tensor(0), rounds)
@@ -221,12 +239,13 @@ def run_bench(
     else:
         rates = [vector_decisions_per_second(64, seconds, seed=r) for r in range(rounds)]
         out["vector64_decisions_per_s"] = statistics.median(rates)
-    peers: dict[str, float | None] = {}
-    for name in ("connect_four_v3", "texas_holdem_v4 (4p)"):
-        make = _peer(name)
-        peers[name] = None if make is None else _median_rates(aec_loop(make), seconds, rounds)[0]
-    out["peers"] = peers
-    out["ratios"] = {k: (out["aec_decisions_per_s"] / v if v else None) for k, v in peers.items()}
+    out["peers"] = {
+        name: statistics.median(per_round[name]) if name in per_round else None for name in PEERS
+    }
+    out["ratios"] = {
+        name: _median_ratio(per_round["fort"], per_round[name]) if name in per_round else None
+        for name in PEERS
+    }
     if ppo:
         out["ppo_rollout"] = ppo_rollout_share(rollouts=ppo_rollouts, **dict(ppo_options or {}))
     return out
