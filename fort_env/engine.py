@@ -194,6 +194,39 @@ REWARD_RULE, REWARD_PERK = 1, 2
 SEARCH_MEMO_LIMIT = 200_000  # entries (16-byte digests) before the memo is cleared
 # atom outcomes
 NONE, PARTIAL, FULL = 0, 1, 2
+# What a step's status (can it be done now?) reads, and what doing a step can change, for the
+# player doing it (see _atom_status and _do_atom); "score" and "trash this card" always can.
+STUFF, PACK_TAG, LEVEL, PERK_TAG, HAND_TAG, DISCARD_TAG, LOOKOUT_TAG, PARK_TAG, YARDS = range(9)
+_STATUS_READS: dict[int, frozenset[int]] = {
+    GATHER: frozenset((STUFF,)),
+    PACK: frozenset((STUFF, PACK_TAG, LEVEL, PERK_TAG)),  # capacity: level, XXL; Sticky Fingers
+    SPEND: frozenset((STUFF, PACK_TAG)),
+    CONVERT: frozenset((STUFF, PACK_TAG)),
+    ADVANCE: frozenset((STUFF, PACK_TAG, LEVEL)),
+    COPY_PACK: frozenset((STUFF, PACK_TAG)),
+    COPY_RIVAL_PACK: frozenset((STUFF,)),  # and rivals' Packs, which no step of mine changes
+    TRASH_V: frozenset((HAND_TAG, DISCARD_TAG)),
+    LOOKOUT_V: frozenset((HAND_TAG, LOOKOUT_TAG, LEVEL, PERK_TAG, PARK_TAG, YARDS)),  # Bribe
+    RECRUIT: frozenset((PARK_TAG, YARDS)),
+    TRASH_RIVAL: frozenset((YARDS,)),
+    SCORE: frozenset(),
+    TRASH_THIS: frozenset(),
+}
+_STEP_CHANGES: dict[int, frozenset[int]] = {
+    GATHER: frozenset((STUFF,)),
+    PACK: frozenset((STUFF, PACK_TAG)),
+    SPEND: frozenset((STUFF, PACK_TAG)),
+    CONVERT: frozenset((STUFF, PACK_TAG)),
+    ADVANCE: frozenset((STUFF, PACK_TAG, LEVEL, PERK_TAG)),  # a level's reward may be a perk
+    COPY_PACK: frozenset((STUFF,)),
+    COPY_RIVAL_PACK: frozenset((STUFF,)),
+    TRASH_V: frozenset((HAND_TAG, DISCARD_TAG)),
+    LOOKOUT_V: frozenset((HAND_TAG, LOOKOUT_TAG, PARK_TAG, YARDS)),
+    RECRUIT: frozenset((PARK_TAG, YARDS, DISCARD_TAG)),
+    TRASH_RIVAL: frozenset((YARDS,)),
+    SCORE: frozenset(),
+    TRASH_THIS: frozenset(),
+}
 # verbs whose one step, once it can start, is used fully whatever is chosen in it
 _ONE_STEP_VERBS = frozenset((PACK, TRASH_V, LOOKOUT_V, RECRUIT, TRASH_RIVAL))
 # What kind of decision a verb needs once it is reached (None: carried out at once).
@@ -297,6 +330,15 @@ class FortGame:
         ]
         self.atoms: list[tuple[frozenset[tuple[int, int]], ...]] = [
             tuple(frozenset(_atoms(e)) for e in effects) for effects in self.effects
+        ]
+        # per card and side: what the first step's status reads, what any step may change
+        self.first_reads: list[tuple[frozenset[int], ...]] = [
+            tuple(frozenset() if a is None else _STATUS_READS[a[0]] for a in firsts)
+            for firsts in self.first_atom
+        ]
+        self.changes: list[tuple[frozenset[int], ...]] = [
+            tuple(frozenset().union(*(_STEP_CHANGES[v] for v, _ in side)) for side in sides)
+            for sides in self.atoms
         ]
         self.all_atoms: list[tuple[tuple[int, int], ...]] = [
             tuple(sorted(pub | priv)) for pub, priv in self.atoms
@@ -1381,18 +1423,22 @@ class FortState(StateArrays):
         take cards out of the hand. So an action whose first step cannot be done fails when it
         must be used fully, and an action none of whose steps can be done changes nothing when
         used as far as it goes. A mode is dead when its fully used action fails at its first
-        step, unless the other action runs first and might change something (docs/rules.md R32).
+        step, unless the other action runs first and might change what that step needs: it has
+        a step that can be done now, and its steps may change something the first step's
+        status reads (``_STATUS_READS``, ``_STEP_CHANGES``; docs/rules.md R32).
         """
         g = self.game
         atoms = g.all_atoms[card]
         status = dict(zip(atoms, self._statuses(int(self.ctx[C_LEADER]), atoms), strict=True))
         first_dead = [atom is None or status[atom] == NONE for atom in g.first_atom[card]]
         all_dead = [all(status[atom] == NONE for atom in side) for side in g.atoms[card]]
+        reads, changes = g.first_reads[card], g.changes[card]
         out = []
         for first, second, full in A.MODE_PLAN:
             runs_first_alone = second < 0 or full == first
             other = second if full == first else first
-            out.append(first_dead[full] and (runs_first_alone or all_dead[other]))
+            harmless = all_dead[other] or not (reads[full] & changes[other])
+            out.append(first_dead[full] and (runs_first_alone or harmless))
         return out
 
     def _runs_straight_through(self, a: int) -> bool:

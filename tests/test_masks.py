@@ -146,3 +146,21 @@ def test_a_one_step_action_is_judged_without_the_card_being_played() -> None:
     spare = build(2, hands={0: ["Kitty"]}, stuff={0: (0, 4)}, discard={0: ["Bug"]})
     assert can(spare, "play Kitty")
     assert reference_legal_actions(spare) == spare.legal_actions()
+
+
+def test_a_first_action_that_cannot_help_the_second_does_not_keep_a_mode_alive() -> None:
+    """R32 dead modes, "Y, then X (fully)": Giggles (public "gather(toys) x any_suit", private
+    "lookout") with full toys cannot gather, and tucking a card into the Lookout changes
+    nothing the gather needs, so "private, then public (fully)" is refused without search,
+    although the Lookout step itself can be done."""
+    from tests.scenario import act, build, card_id, legal
+
+    s = build(2, hands={0: ["Giggles", "Bug", "Ant"]}, stuff={0: (0, 4)}, level={0: 1})
+    giggles = card_id(s, "Giggles", "hand", 0)
+    dead = s._dead_modes(giggles)
+    assert dead[5] and dead[0]  # private, then public (fully); public (fully)
+    assert not dead[1]  # private (fully): the Lookout step can be done
+    act(s, "play Giggles")
+    assert "use private, then public (fully)" not in legal(s)
+    assert "use private (fully)" in legal(s)
+    assert reference_legal_actions(s) == s.legal_actions()
