@@ -1449,40 +1449,45 @@ class FortState(StateArrays):
         needed; when it fails the search decides."""
         L = self.game.layout
         kind = self.ctx[C_DECISION]
-        plans: list[tuple[tuple[int, bool], ...]]  # ways to try: (side, used fully) in order
+        g = self.game
+        # ways to try: the steps ((side, used fully) in order), and for a play the suits in play
+        # after it (a coin declared as ``coin`` first), else None (the play is under way)
+        plans: list[tuple[tuple[tuple[int, bool], ...], np.ndarray | None, int]] = []
         if kind == K.PLAY and L.PLAY_CARD <= a < L.PLAY_CARD + L.num_cards:
             card = a - L.PLAY_CARD
-            if self.game.has_coin[card]:
-                return False
-            plans = [((A.PUBLIC, True),), ((A.PRIVATE, True),)]
+            for side in (A.PUBLIC, A.PRIVATE):
+                for coin, counts in self._suits_if_played(card, side):
+                    plans.append((((side, True),), counts, coin))
         elif kind == K.MODE:
             card = int(self.ctx[C_PLAYED])
             first, second, full = A.MODE_PLAN[a - L.MODE]
             if second < 0:
-                plans = [((first, True),)]
+                plans = [(((first, True),), None, -1)]
             elif full == second:
-                plans = [((first, False), (second, True))]
+                plans = [(((first, False), (second, True)), None, -1)]
             else:
                 return False  # "X fully, then Y" shares the class of "X only"
         else:
             return False
-        g = self.game
         p = int(self.ctx[C_LEADER])
-        for plan in plans:
-            if any(g.effects[card][side] is None or g.has_any_suit[card][side] for side, _ in plan):
+        playing = card if kind == K.PLAY else -1
+        effects, any_suit = g.effects[card], g.has_any_suit[card]
+        for steps, suits, coin in plans:
+            if any(effects[side] is None or any_suit[side] for side, _ in steps):
                 continue
-            if len(plan) == 1:
-                playing = kind == K.PLAY
-                suits = g.suit_counts[card] if playing else self.play_suits
-                effect = g.effects[card][plan[0][0]]
-                if self._plainly_usable(p, effect, suits, card if playing else -1):
+            if len(steps) == 1:
+                effect = g.effects[card][steps[0][0]]
+                counted = self.play_suits if suits is None else suits
+                if self._plainly_usable(p, effect, counted, playing):
                     return True
             probe = self.clone()
-            if kind == K.PLAY:  # as if played ("trash this card" names it)
+            if suits is not None:  # as if played ("trash this card" names it)
                 probe.zone[card] = IN_PLAY
-                probe.play_suits[:] = g.suit_counts[card]
+                probe.play_suits[:] = suits
                 probe.ctx[C_PLAYED] = card
-            for side, full in plan:
+                if coin >= 0:
+                    probe.coin_as[card] = coin
+            for side, full in steps:
                 probe.ctx[C_STAGE] = ST_PROBE
                 probe._load_program(g.effects[card][side], p, side, full, probe.play_suits, -1)
                 probe._run_program()
@@ -1499,6 +1504,24 @@ class FortState(StateArrays):
             else:
                 return True
         return False
+
+    def _suits_if_played(self, card: int, side: int) -> list[tuple[int, np.ndarray]]:
+        """The suits in play right after playing ``card`` (before adding), as ``(declared coin
+        suit or -1, counts)``: one entry for a card without a coin; for a coin, declared as a
+        suit ``side`` counts (if any) and as one it does not (every suit may be declared)."""
+        g = self.game
+        base = g.suit_counts[card].copy()
+        if not g.has_coin[card]:
+            return [(-1, base)]
+        base[COIN] = 0  # a played coin counts only as the suit declared for it (p.6)
+        counted = sorted(arg for m, arg in _mults(g.effects[card][side]) if m == MULT_SUIT)
+        uncounted = next(s for s in range(NUM_SUITS) if s not in counted)
+        out = []
+        for s in ([counted[0]] if counted else []) + [uncounted]:
+            suits = base.copy()
+            suits[s] += 1
+            out.append((s, suits))
+        return out
 
     def _plainly_usable(
         self, p: int, effect: Effect | None, suits: np.ndarray, playing: int
