@@ -1458,6 +1458,8 @@ class FortState(StateArrays):
             for side in (A.PUBLIC, A.PRIVATE):
                 for coin, counts in self._suits_if_played(card, side):
                     plans.append((((side, True),), counts, coin))
+        elif kind == K.FOLLOW and L.FOLLOW_CARD <= a < L.FOLLOW_CARD + L.num_cards:
+            return self._follow_plainly_usable(a - L.FOLLOW_CARD)
         elif kind == K.MODE:
             card = int(self.ctx[C_PLAYED])
             first, second, full = A.MODE_PLAN[a - L.MODE]
@@ -1523,17 +1525,44 @@ class FortState(StateArrays):
             out.append((s, suits))
         return out
 
+    def _follow_plainly_usable(self, card: int) -> bool:
+        """The counting witness for a follow: following with ``card`` alone completes when
+        the leader's public action, counted as the follower's would be, is plainly usable by
+        the follower (``_plainly_usable``). Copy Cat (a second card) is left to the search."""
+        p = int(self.ctx[C_ACTOR])
+        if self._has_perk(p, COPY_CAT):
+            return False
+        follow_suits = self._leader_suits()
+        counts = np.zeros(NUM_SUITS, dtype=np.int16)
+        for s in self.game.suit_lists[card]:  # as _start_follow_program counts them
+            if s == COIN:
+                for t in follow_suits:
+                    counts[t] += 1
+            else:
+                counts[s] += 1
+        any_suit = max(follow_suits, key=lambda t: int(counts[t]))
+        effect = self.game.effects[int(self.ctx[C_PLAYED])][A.PUBLIC]
+        resource = int(self.ctx[C_LEADER_RES])  # a follower gathers what the leader chose
+        return self._plainly_usable(p, effect, counts, card, any_suit, resource)
+
     def _plainly_usable(
-        self, p: int, effect: Effect | None, suits: np.ndarray, playing: int
+        self,
+        p: int,
+        effect: Effect | None,
+        suits: np.ndarray,
+        playing: int,
+        any_suit: int = -1,
+        resource: int = -1,
     ) -> bool:
         """A cheaper sufficient test for the simplest actions: one step, or one step repeated,
         that ``p`` can do fully right now by plain counting (no choice inside can fail it).
 
         Scoring and "trash this card" always can; gathering ``n`` of one resource can when the
         Stuff has room for ``n`` of it (with "any", the first resource chosen is kept for the
-        whole action); one Pack, trash, Lookout, recruit or trash-a-rival step can when it can
-        start, judged with card ``playing`` (>= 0: about to be played) already out of the hand.
-        Anything else answers False and is left to the witness run.
+        whole action, unless ``resource`` is already chosen); one Pack, trash, Lookout, recruit
+        or trash-a-rival step can when it can start, judged with card ``playing`` (>= 0: about
+        to be played or followed with) already out of the hand. Anything else answers False
+        and is left to the witness run.
         """
         if effect is None:
             return False
@@ -1541,7 +1570,7 @@ class FortState(StateArrays):
             verb, arg, n = effect[1], effect[2], 1
         elif effect[0] == REPEAT and effect[1][0] == ATOM:
             verb, arg = effect[1][1], effect[1][2]
-            n = self._count_for(effect[2], effect[3], p, suits, -1)
+            n = self._count_for(effect[2], effect[3], p, suits, any_suit)
         else:
             return False
         if n < 1:
@@ -1550,7 +1579,10 @@ class FortState(StateArrays):
             return True
         if verb == GATHER:
             stuff = self.players[p, P_STUFF_P : P_STUFF_T + 1].tolist()
-            have = min(stuff) if arg == ANY_RESOURCE else stuff[arg]
+            if arg != ANY_RESOURCE:
+                have = stuff[arg]
+            else:
+                have = stuff[resource] if resource >= 0 else min(stuff)
             return have + n <= STUFF_CAPACITY
         if n == 1 and verb in _ONE_STEP_VERBS:
             if playing < 0:

@@ -164,3 +164,17 @@ def test_a_first_action_that_cannot_help_the_second_does_not_keep_a_mode_alive()
     assert "use private, then public (fully)" not in legal(s)
     assert "use private (fully)" in legal(s)
     assert reference_legal_actions(s) == s.legal_actions()
+
+
+@pytest.mark.parametrize(("leader_choice", "can_follow"), [("toys", False), ("pizza", True)])
+def test_a_follow_is_judged_with_the_leaders_resource(leader_choice: str, can_follow: bool) -> None:
+    """The counting witness for a follow (R32) uses the resource the leader chose for "any"
+    (R11): after Rusty's "gather(any) x shovel" with toys, a follower whose toys are full
+    cannot follow with The Moles (two shovels: two toys); after pizza, it can."""
+    from tests.scenario import act, build, can
+
+    s = build(2, hands={0: ["Rusty", "Bug"], 1: ["The Moles", "Ant"]}, stuff={1: (0, 4)})
+    act(s, "play Rusty", "use public (fully)", "stop adding", f"choose {leader_choice}")
+    assert s.current_player() == 1
+    assert can(s, "follow with The Moles") == can_follow
+    assert reference_legal_actions(s) == s.legal_actions()
