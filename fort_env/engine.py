@@ -258,6 +258,24 @@ def _first_atom(effect: Effect | None) -> tuple[int, int] | None:
     return None if effect is None else (effect[1], effect[2])
 
 
+_ALL_TAGS = frozenset(range(9))
+# what a multiplier's count reads (suits in play cannot change once the actions start)
+_COUNT_READS = {MULT_FORT_LEVEL: frozenset((LEVEL,)), MULT_PACK_SIZE: frozenset((PACK_TAG,)),
+                MULT_LOOKOUT_SIZE: frozenset((LOOKOUT_TAG,))}  # fmt: skip
+
+
+def _plain_reads(effect: Effect | None) -> frozenset[int]:
+    """What a one-step action (``ATOM`` or ``REPEAT`` of one) reads to be done fully: its
+    step's status and its count; everything for any other shape."""
+    if effect is None:
+        return _ALL_TAGS
+    if effect[0] == ATOM:
+        return _STATUS_READS[effect[1]]
+    if effect[0] == REPEAT and effect[1][0] == ATOM:
+        return _STATUS_READS[effect[1][1]] | _COUNT_READS.get(effect[2], frozenset())
+    return _ALL_TAGS
+
+
 def _atoms(effect: Effect | None) -> list[tuple[int, int]]:
     """Every step ``(verb, arg)`` an action can contain."""
     if effect is None:
@@ -339,6 +357,10 @@ class FortGame:
         self.changes: list[tuple[frozenset[int], ...]] = [
             tuple(frozenset().union(*(_STEP_CHANGES[v] for v, _ in side)) for side in sides)
             for sides in self.atoms
+        ]
+        # per card and side: what a one-step action (repeated or not) reads, its count included
+        self.plain_reads: list[tuple[frozenset[int], ...]] = [
+            tuple(_plain_reads(e) for e in effects) for effects in self.effects
         ]
         self.all_atoms: list[tuple[tuple[int, int], ...]] = [
             tuple(sorted(pub | priv)) for pub, priv in self.atoms
@@ -1481,6 +1503,14 @@ class FortState(StateArrays):
                 effect = g.effects[card][steps[0][0]]
                 counted = self.play_suits if suits is None else suits
                 if self._plainly_usable(p, effect, counted, playing):
+                    return True
+            else:  # "Y, then X (fully)": Y used as far as it goes never fails; if none of
+                # its steps can change what X reads (its step's status and its count), X is
+                # exactly as plainly usable after Y as now
+                (y, _), (x, _) = steps
+                if not (g.plain_reads[card][x] & g.changes[card][y]) and self._plainly_usable(
+                    p, effects[x], self.play_suits, -1
+                ):
                     return True
             probe = self.clone()
             if suits is not None:  # as if played ("trash this card" names it)
