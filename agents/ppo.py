@@ -78,15 +78,26 @@ class PPOAgent:
         self.rng = np.random.default_rng(seed)
 
     def action_probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The masked policy's probabilities: float64 ``(N,)``, zero on illegal actions."""
-        import torch
+        """The masked policy's probabilities: float64 ``(N,)``, zero on illegal actions.
 
+        The actor's logits come from the same modules ``MaskableActorCriticPolicy
+        .get_distribution`` runs (features, actor MLP, action head); the masked softmax is
+        taken here in float64 rather than through a torch distribution object, which cost
+        about twice the forward pass itself. The two agree to float32 precision
+        (``tests/test_train.py``).
+        """
+        import torch
+        from stable_baselines3.common.policies import BasePolicy
+
+        policy = self.policy
         obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)[None])
-        legal = np.asarray(mask, dtype=bool)[None]
+        legal = np.asarray(mask, dtype=bool)
         with torch.no_grad():
-            dist = self.policy.get_distribution(obs, action_masks=legal)
-            probs = dist.distribution.probs[0].numpy().astype(np.float64)
-        probs[~legal[0]] = 0.0
+            features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+        z = logits[0].numpy().astype(np.float64)
+        z[~legal] = -np.inf
+        probs = np.exp(z - z[legal].max())
         return probs / probs.sum()
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:

@@ -161,3 +161,29 @@ def test_learns_to_beat_random(tmp_path: Path) -> None:
     )
     summary = selfplay.run(config, tmp_path / "learn", verbose=0, progress_bar=False)
     assert summary["final"]["random"]["win_rate"] >= 0.8, summary["final"]
+
+
+def test_ppo_agent_probabilities_match_the_masked_policy(tiny_run: Path) -> None:
+    """PPOAgent's lean forward gives the distribution sb3-contrib's masked policy gives."""
+    import torch
+
+    from fort_env import FortGame
+
+    agent = agents.make(f"ppo:{tiny_run / 'model.zip'}", seed=0)
+    policy = agent.policy  # type: ignore[attr-defined]
+    state = FortGame(2).new_initial_state(seed=9)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        if state.is_terminal():
+            break
+        seat = state.current_player()
+        mask = state.legal_actions_mask()
+        obs = state.observation_tensor(seat)
+        ours = agent.action_probabilities(obs, mask)  # type: ignore[attr-defined]
+        with torch.no_grad():
+            dist = policy.get_distribution(torch.as_tensor(obs[None]), action_masks=mask[None])
+            theirs = dist.distribution.probs[0].numpy()
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)
+        assert ours[~mask].sum() == 0.0 and abs(ours.sum() - 1.0) < 1e-12
+        legal = np.flatnonzero(mask)
+        state.apply_action(int(legal[rng.integers(len(legal))]))
