@@ -62,3 +62,4 @@ IN_STACK = -1  # rules: the facedown stack; perks: the face-up row
 USED = -3  # a once-per-game perk, trashed on use
 
 TERMINAL_PLAYER = -4  # OpenSpiel's kTerminalPlayerId
+SEED_LIMIT = 2**62  # seeds are ints in [0, SEED_LIMIT): they are stored and digested as int64

@@ -86,6 +86,7 @@ from .constants import (
     RECYCLING,
     ROUGH_HOUSING,
     SCORE_TRIGGER,
+    SEED_LIMIT,
     STARTING_KIDS,
     STICKY_FINGERS,
     STUFF_CAPACITY,
@@ -392,8 +393,11 @@ class FortGame:
         """Deal a new game (rulebook p.2 setup steps 1-11).
 
         Args:
-            seed: seeds the generator carried in the state (any int >= 0).
+            seed: seeds the generator carried in the state: an int in ``[0, 2**62)``.
             first_player: the starting seat, or ``None`` to draw it at random (step 1).
+
+        Raises:
+            ConfigError: a seed that is not an int in range, or a bad ``first_player``.
         """
         return FortState.new(self, seed, first_player)
 
@@ -412,8 +416,12 @@ class FortState(StateArrays):
     # ------------------------------------------------------------------ setup
     @classmethod
     def new(cls, game: FortGame, seed: int, first_player: int | None) -> FortState:
-        if not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ConfigError(f"seed must be an int >= 0, got {seed!r}")
+        if (
+            isinstance(seed, bool)
+            or not isinstance(seed, (int, np.integer))
+            or not 0 <= seed < SEED_LIMIT
+        ):
+            raise ConfigError(f"seed must be an int in [0, 2**62), got {seed!r}")
         s = cls.empty(game)
         s.ctx[C_SEED] = int(seed)
         rng = s._rng()
@@ -437,6 +445,7 @@ class FortState(StateArrays):
                 s.owner[cid] = seat
             else:
                 s.zone[cid] = PARK_DECK
+        s.prog.flags.writeable = False  # shared by clones, as every program the engine loads
         s._shuffle_park_deck(rng)
         for slot in range(PARK_SIZE):
             s._refill_park(slot)

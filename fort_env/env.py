@@ -214,12 +214,12 @@ from .constants import (
     MADE_UP_RULES,
     MAX_FORT_LEVEL,
     SCORE_TRIGGER,
+    SEED_LIMIT,
     STUFF_CAPACITY,
     XXL_BACKPACK_BONUS,
 )
 from .engine import FortGame, FortState
 from .errors import ConfigError
-from .hidden import SEED_LIMIT
 from .observation import SIZE_SCALE, observation_layout
 from .records import RecordError, make_record
 from .state_arrays import P_LEVEL

@@ -14,14 +14,22 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .constants import DECK, DRAFT_KEPT, DRAFT_PACK, HAND, IN_BOX, IN_STACK, LOOKOUT, PARK_DECK
+from .constants import (
+    DECK,
+    DRAFT_KEPT,
+    DRAFT_PACK,
+    HAND,
+    IN_BOX,
+    IN_STACK,
+    LOOKOUT,
+    PARK_DECK,
+    SEED_LIMIT,
+)
 from .decisions import DecisionKind
 from .state_arrays import C_ACTOR, C_DECISION, C_SEED, C_SHUFFLES
 
 if TYPE_CHECKING:
     from .engine import FortState
-
-SEED_LIMIT = 2**62
 
 
 def resample_hidden(state: FortState, observer: int, rng: np.random.Generator) -> FortState:

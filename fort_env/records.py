@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .constants import SEED_LIMIT
 from .engine import FortGame, FortState
 from .errors import FortError, IllegalActionError
-from .hidden import SEED_LIMIT
 
 RECORD_FORMAT = "fort-env-record"
 RECORD_VERSION = 1

@@ -145,7 +145,7 @@ class StateArrays:
         cfg = data["config"]
         game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"])
         other = type(self).from_dict(game, data["state"])
-        for name in ("game", *ARRAYS):
+        for name in ("game", "ctx", *ARRAYS):
             setattr(self, name, getattr(other, name))
         self._legal_memo = None
 

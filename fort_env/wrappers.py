@@ -77,10 +77,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .constants import SEED_LIMIT
 from .engine import FortGame, FortState
 from .env import REWARD_MODES, SCORE_MARGIN_SCALE, final_rewards, observation_box
 from .errors import ConfigError
-from .hidden import SEED_LIMIT
 from .text import state_to_string
 
 __all__ = [

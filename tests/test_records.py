@@ -172,3 +172,32 @@ def test_cli_replay_rejects_a_bad_record(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", str(path)])
     assert result.exit_code == 1
     assert "error: field 'format'" in result.output
+
+
+def test_a_bare_state_pickles_and_deep_copies_whole() -> None:
+    """A FortState pickles through its dict: every field, the scalar context included."""
+    import copy
+    import pickle
+
+    import numpy as np
+
+    from fort_env import FortGame
+
+    state = FortGame(3).new_initial_state(seed=11)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+    restored = pickle.loads(pickle.dumps(state))  # with its own FortGame: compare the dicts
+    assert restored.to_dict() == state.to_dict()
+    assert restored.legal_actions() == state.legal_actions()
+    for other in (copy.deepcopy(state), state.clone()):  # sharing the game: states compare
+        assert other == state and other.legal_actions() == state.legal_actions()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**62, 2**63, 1.5, True])
+def test_a_seed_out_of_range_is_refused_at_the_deal(seed: object) -> None:
+    from fort_env import ConfigError, FortGame
+
+    with pytest.raises(ConfigError, match="seed must be an int in"):
+        FortGame(2).new_initial_state(seed=seed)  # type: ignore[arg-type]
