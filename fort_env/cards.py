@@ -183,6 +183,36 @@ def count_verb(node: Effect | None, verb: int) -> int:
     return count_verb(node[1], verb)
 
 
+def first_step(node: Effect | None) -> tuple[int, int] | None:
+    """``(verb, arg)`` of an action's first step, or None for a blank action."""
+    while node is not None and node[0] != ATOM:
+        node = node[1]  # THEN: its left part; REPEAT: its body
+    return None if node is None else (node[1], node[2])
+
+
+def all_steps(node: Effect | None) -> list[tuple[int, int]]:
+    """Every step ``(verb, arg)`` an effect tree contains, in order (with repeats once)."""
+    if node is None:
+        return []
+    if node[0] == ATOM:
+        return [(node[1], node[2])]
+    if node[0] == THEN:
+        return all_steps(node[1]) + all_steps(node[2])
+    return all_steps(node[1])
+
+
+def single_step(node: Effect | None) -> tuple[int, int, int, int] | None:
+    """``(verb, arg, mult, mult_arg)`` of an action that is one step, repeated or not
+    (``MULT_CONST``, 1 when not), or None for a blank action or any other shape."""
+    if node is None:
+        return None
+    if node[0] == ATOM:
+        return (node[1], node[2], MULT_CONST, 1)
+    if node[0] == REPEAT and node[1][0] == ATOM:
+        return (node[1][1], node[1][2], node[2], node[3])
+    return None
+
+
 def multipliers(node: Effect | None) -> list[tuple[int, int]]:
     """Every ``(mult, arg)`` in an effect tree, outermost first."""
     if node is None or node[0] == ATOM:

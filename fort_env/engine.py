@@ -51,8 +51,11 @@ from .cards import (
     Card,
     CardSet,
     Effect,
+    all_steps,
+    first_step,
     load_card_set,
     multipliers,
+    single_step,
 )
 from .constants import (
     BIRTHDAY_PARTY,
@@ -252,14 +255,9 @@ def _mults(effect: Effect | None) -> tuple[tuple[int, int], ...]:
     return () if effect is None else _mults_cached(effect)
 
 
-def _first_atom(effect: Effect | None) -> tuple[int, int] | None:
-    """``(verb, arg)`` of an action's first step (or None for a blank action)."""
-    while effect is not None and effect[0] != ATOM:
-        effect = effect[1]  # THEN: its left part; REPEAT: its body
-    return None if effect is None else (effect[1], effect[2])
-
-
-_ALL_TAGS = frozenset(range(9))
+_ALL_TAGS = frozenset(
+    (STUFF, PACK_TAG, LEVEL, PERK_TAG, HAND_TAG, DISCARD_TAG, LOOKOUT_TAG, PARK_TAG, YARDS)
+)
 # what a multiplier's count reads (suits in play cannot change once the actions start)
 _COUNT_READS = {MULT_FORT_LEVEL: frozenset((LEVEL,)), MULT_PACK_SIZE: frozenset((PACK_TAG,)),
                 MULT_LOOKOUT_SIZE: frozenset((LOOKOUT_TAG,))}  # fmt: skip
@@ -268,24 +266,11 @@ _COUNT_READS = {MULT_FORT_LEVEL: frozenset((LEVEL,)), MULT_PACK_SIZE: frozenset(
 def _plain_reads(effect: Effect | None) -> frozenset[int]:
     """What a one-step action (``ATOM`` or ``REPEAT`` of one) reads to be done fully: its
     step's status and its count; everything for any other shape."""
-    if effect is None:
+    step = single_step(effect)
+    if step is None:
         return _ALL_TAGS
-    if effect[0] == ATOM:
-        return _STATUS_READS[effect[1]]
-    if effect[0] == REPEAT and effect[1][0] == ATOM:
-        return _STATUS_READS[effect[1][1]] | _COUNT_READS.get(effect[2], frozenset())
-    return _ALL_TAGS
-
-
-def _atoms(effect: Effect | None) -> list[tuple[int, int]]:
-    """Every step ``(verb, arg)`` an action can contain."""
-    if effect is None:
-        return []
-    if effect[0] == ATOM:
-        return [(effect[1], effect[2])]
-    if effect[0] == THEN:
-        return _atoms(effect[1]) + _atoms(effect[2])
-    return _atoms(effect[1])
+    verb, _arg, mult, _mult_arg = step
+    return _STATUS_READS[verb] | _COUNT_READS.get(mult, frozenset())
 
 
 class FortGame:
@@ -345,10 +330,10 @@ class FortGame:
         ]
         # per card and side: the action's first step, and its distinct steps (verb, arg)
         self.first_atom: list[tuple[tuple[int, int] | None, ...]] = [
-            tuple(_first_atom(e) for e in effects) for effects in self.effects
+            tuple(first_step(e) for e in effects) for effects in self.effects
         ]
         self.atoms: list[tuple[frozenset[tuple[int, int]], ...]] = [
-            tuple(frozenset(_atoms(e)) for e in effects) for effects in self.effects
+            tuple(frozenset(all_steps(e)) for e in effects) for effects in self.effects
         ]
         # per card and side: what the first step's status reads, what any step may change
         self.first_reads: list[tuple[frozenset[int], ...]] = [
@@ -727,24 +712,28 @@ class FortState(StateArrays):
     def _start_follow_program(self) -> None:
         f = int(self.ctx[C_FOLLOWER])
         played = int(self.ctx[C_PLAYED])
+        counts, any_suit = self._follow_counts(self._cards(FOLLOWED, f).tolist())
+        self.ctx[C_STAGE] = ST_FOLLOW_RUN
+        self.ctx[C_FOLLOW_TRASH] = 0
+        effect = self.game.effects[played][A.PUBLIC]
+        self._load_program(effect, f, A.PUBLIC, True, counts, any_suit)
+        self.ctx[C_RES_CHOICE] = self.ctx[C_LEADER_RES]
+        self._run_program()
+
+    def _follow_counts(self, cards: list[int]) -> tuple[np.ndarray, int]:
+        """A follower's suit counts for ``cards`` and its "any one suit" (docs/rules.md R11):
+        a coin counts as each suit of the leader's card, once per multiplier; "any one suit"
+        is the leader's suit the follower holds most of."""
         follow_suits = self._leader_suits()
         counts = np.zeros(NUM_SUITS, dtype=np.int16)
-        for cid in self._cards(FOLLOWED, f):
+        for cid in cards:
             for s in self.game.suit_lists[cid]:
-                if s == COIN:  # a coin counts as a suit of the leader's card, once per multiplier
+                if s == COIN:
                     for t in follow_suits:
                         counts[t] += 1
                 else:
                     counts[s] += 1
-        self.ctx[C_STAGE] = ST_FOLLOW_RUN
-        self.ctx[C_FOLLOW_TRASH] = 0
-        effect = self.game.effects[played][A.PUBLIC]
-        # A follower's "any one suit" is one suit of the leader's card: the one they hold most
-        # of (a coin counts once, as any of them). docs/rules.md R11.
-        any_suit = max(follow_suits, key=lambda t: int(counts[t]))
-        self._load_program(effect, f, A.PUBLIC, True, counts, any_suit)
-        self.ctx[C_RES_CHOICE] = self.ctx[C_LEADER_RES]
-        self._run_program()
+        return counts, max(follow_suits, key=lambda t: int(counts[t]))
 
     def _leader_suits(self) -> tuple[int, ...]:
         """Suits a follower must match: the played card's, its coin as declared (p.8)."""
@@ -1571,15 +1560,7 @@ class FortState(StateArrays):
         p = int(self.ctx[C_ACTOR])
         if self._has_perk(p, COPY_CAT):
             return False
-        follow_suits = self._leader_suits()
-        counts = np.zeros(NUM_SUITS, dtype=np.int16)
-        for s in self.game.suit_lists[card]:  # as _start_follow_program counts them
-            if s == COIN:
-                for t in follow_suits:
-                    counts[t] += 1
-            else:
-                counts[s] += 1
-        any_suit = max(follow_suits, key=lambda t: int(counts[t]))
+        counts, any_suit = self._follow_counts([card])
         effect = self.game.effects[int(self.ctx[C_PLAYED])][A.PUBLIC]
         resource = int(self.ctx[C_LEADER_RES])  # a follower gathers what the leader chose
         return self._plainly_usable(p, effect, counts, card, any_suit, resource)
@@ -1603,15 +1584,11 @@ class FortState(StateArrays):
         to be played or followed with) already out of the hand. Anything else answers False
         and is left to the witness run.
         """
-        if effect is None:
+        step = single_step(effect)
+        if step is None:
             return False
-        if effect[0] == ATOM:
-            verb, arg, n = effect[1], effect[2], 1
-        elif effect[0] == REPEAT and effect[1][0] == ATOM:
-            verb, arg = effect[1][1], effect[1][2]
-            n = self._count_for(effect[2], effect[3], p, suits, any_suit)
-        else:
-            return False
+        verb, arg, mult, mult_arg = step
+        n = self._count_for(mult, mult_arg, p, suits, any_suit)
         if n < 1:
             return False  # no step: not a full use (p.7 FAQ)
         if verb in (SCORE, TRASH_THIS):

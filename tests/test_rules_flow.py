@@ -742,3 +742,27 @@ def test_malformed_fort_track_names_the_file(tmp_path):
         FortGame(2, cards=str(root))
     assert Path(err.value.path) == root / "fort.toml"
     assert err.value.field == "victory_points"
+
+
+def test_effect_tree_queries_read_the_card_language() -> None:
+    """first_step, all_steps and single_step (used by the mask shortcuts, R32) on parsed text."""
+    from fort_env.cards import (
+        GATHER,
+        MULT_CONST,
+        MULT_SUIT,
+        PACK,
+        SCORE,
+        all_steps,
+        first_step,
+        parse_action,
+        single_step,
+    )
+    from fort_env.constants import SUITS
+
+    chain = parse_action("(gather(pizza) x book) -> pack")
+    assert first_step(chain) == first_step(parse_action("gather(pizza)"))
+    assert [verb for verb, _ in all_steps(chain)] == [GATHER, PACK]
+    assert single_step(chain) is None and first_step(None) is None and all_steps(None) == []
+    verb, _, mult, arg = single_step(parse_action("score x book"))  # type: ignore[misc]
+    assert (verb, mult, arg) == (SCORE, MULT_SUIT, SUITS.index("book"))
+    assert single_step(parse_action("pack"))[2:] == (MULT_CONST, 1)  # type: ignore[index]
