@@ -104,6 +104,7 @@ from .constants import (
 from .decisions import Decision, DecisionKind
 from .errors import ConfigError, IllegalActionError
 from .observation import observation_layout, observation_tensor
+from .rng import EventRng
 from .stages import (
     ST_ACTION,
     ST_ADD,
@@ -411,7 +412,7 @@ class FortState(StateArrays):
         s.ctx[C_SEED] = int(seed)
         rng = s._rng()
         n = game.num_players
-        first = int(rng.integers(n)) if first_player is None else int(first_player)
+        first = rng.below(n) if first_player is None else int(first_player)
         if not 0 <= first < n:
             raise ConfigError(f"first_player must be in [0, {n}), got {first_player!r}")
         s.ctx[C_FIRST] = s.ctx[C_LEADER] = first
@@ -461,16 +462,16 @@ class FortState(StateArrays):
         self._begin_turn()
 
     # ------------------------------------------------------------------ randomness
-    def _rng(self) -> np.random.Generator:
-        """A generator for the next random event: seeded by (seed, events so far).
+    def _rng(self) -> EventRng:
+        """The generator of the next random event, keyed by (seed, events so far) (``rng.py``).
 
         Keeping only two integers makes ``clone()`` and ``to_dict()`` exact and cheap.
         """
         count = int(self.ctx[C_SHUFFLES])
         self.ctx[C_SHUFFLES] = count + 1
-        return np.random.default_rng([int(self.ctx[C_SEED]), count])
+        return EventRng(int(self.ctx[C_SEED]), count)
 
-    def _shuffle_park_deck(self, rng: np.random.Generator) -> None:
+    def _shuffle_park_deck(self, rng: EventRng) -> None:
         ids = (self.zone == PARK_DECK).nonzero()[0]
         self.pos[ids] = rng.permutation(len(ids))
 
