@@ -22,7 +22,6 @@ New kinds are added with :func:`register`. The agent protocol is in ``agents.bas
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -95,26 +94,13 @@ def make(spec: str, seed: int | None = None) -> Agent:
         ValueError: an unknown name (the message lists the known ones) or bad arguments.
     """
     name, _, args = spec.strip().partition(":")
-    if name == "ppo" and name not in _REGISTRY:
-        _load_training_agents()
     factory = _REGISTRY.get(name)
     if factory is None:
-        hint = (
-            " (the training code registers 'ppo'; install the [train] extra)"
-            if name == "ppo"
-            else ""
-        )
-        raise ValueError(f"unknown agent {name!r}{hint}; known: {', '.join(available())}")
+        raise ValueError(f"unknown agent {name!r}; known: {', '.join(available())}")
     agent = factory(args or None)
     agent.name = spec.strip()
     agent.seed(seed)
     return agent
-
-
-def _load_training_agents() -> None:
-    """Import the training package, whose import registers ``ppo`` (if it is installed)."""
-    with contextlib.suppress(ImportError):
-        import train  # noqa: F401
 
 
 def _simple(cls: type[BaseAgent]) -> Factory:
@@ -146,3 +132,13 @@ register("opportunist", _simple(OpportunistAgent))
 register("heuristic", _heuristic)
 register("greedy", _lazy("greedy", "GreedyAgent"))
 register("ismcts", _lazy("ismcts", "ISMCTSAgent"))
+
+
+def _ppo(args: str | None) -> Agent:
+    # torch and stable-baselines3 (the train extra) load only when a policy is built
+    from .ppo import make_ppo_agent
+
+    return make_ppo_agent(args)
+
+
+register("ppo", _ppo)

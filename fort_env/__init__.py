@@ -7,8 +7,8 @@ Environment (``env.py``): :func:`env`, :class:`raw_env`, :mod:`fort_v0`. Records
 from . import fort_v0
 from .cards import Card, CardSet, load_card_set
 from .constants import TERMINAL_PLAYER
+from .core import FortGame, FortState
 from .decisions import Decision, DecisionKind
-from .engine import FortGame, FortState
 from .env import env, raw_env
 from .errors import CardDataError, ConfigError, FortError, IllegalActionError, StateError
 from .observation import ObservationLayout, observation_layout

@@ -18,8 +18,9 @@ Peers are optional (``pip install -e ".[bench]"``); a missing one is reported, n
 The env's share of MaskablePPO's rollout (``fort-env bench --ppo``)
 ------------------------------------------------------------------
 
-:func:`ppo_rollout_share` measures the target "the env <= 25% of MaskablePPO's rollout time
-in the ``quick`` preset". It builds the quick preset's learner with ``train/selfplay.py``'s own
+``train.bench_ppo.ppo_rollout_share`` (the ``fort_env.bench`` plugin ``ppo_rollout``, since
+``fort_env`` does not import ``train``) measures the env's share of MaskablePPO's rollout time
+in the ``quick`` preset. It builds the quick preset's learner with ``train/selfplay.py``'s own
 builders (``make_vec_env``, ``make_model``: the same ``SingleAgentEnv`` in ``Monitor``, league,
 MLP policy and PPO hyperparameters, ``n_envs`` and ``n_steps``), except that the ``n_envs``
 environments run in this process (``vec_env="dummy"``, SB3's ``DummyVecEnv``) so that the time
@@ -57,18 +58,15 @@ it the result is ``{"error": ...}``.
 
 from __future__ import annotations
 
-import importlib
 import statistics
-import tempfile
 import time
-from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-from .engine import FortGame, FortState
+from .core import FortGame, FortState
+from .plugins import plugin
 from .state_arrays import ARRAYS
 
 CTX_BYTES = 8  # each ctx field is saved and digested as an int64
@@ -227,7 +225,7 @@ def run_bench(
     out["clone_us"] = _micro(states, lambda s: s.clone(), rounds)
     out["observation_us"] = _micro(states, lambda s: s.observation_tensor(0), rounds)
     fresh = [s.clone() for s in states]
-    game.search_memo.clear()  # a mask computed from scratch, not from the memo
+    game.search_tables.search_memo.clear()  # a mask computed from scratch, not from the memo
     out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
     s0 = states[0]
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
@@ -247,207 +245,13 @@ def run_bench(
         for name in PEERS
     }
     if ppo:
-        out["ppo_rollout"] = ppo_rollout_share(rollouts=ppo_rollouts, **dict(ppo_options or {}))
+        measure = plugin("fort_env.bench", "ppo_rollout")
+        out["ppo_rollout"] = (
+            {"error": f"needs the train extra ({TRAIN_EXTRA})"}
+            if measure is None
+            else measure(rollouts=ppo_rollouts, **dict(ppo_options or {}))
+        )
     return out
-
-
-# --------------------------------------------------------------------------- PPO rollout share
-
-
-class _TimedOpponent:
-    """An opponent whose ``act()`` time is added to ``clock[kind]`` (``seed`` and ``name``
-    pass through, so the env seeds and reports it as the wrapped one)."""
-
-    def __init__(self, opponent: Any, kind: str, clock: dict[str, float]) -> None:
-        self.opponent = opponent
-        self.kind = kind
-        self.clock = clock
-        self.name = getattr(opponent, "name", repr(opponent))
-
-    def seed(self, seed: int | None) -> None:
-        seed_fn = getattr(self.opponent, "seed", None)
-        if callable(seed_fn):
-            seed_fn(seed)
-
-    def act(self, observation: Mapping[str, Any], info: Mapping[str, Any]) -> int:
-        start = time.perf_counter()
-        act = getattr(self.opponent, "act", None)
-        action = act(observation, info) if act is not None else self.opponent(observation, info)
-        self.clock[self.kind] += time.perf_counter() - start
-        return int(action)
-
-
-def _timed_sampler(
-    league: Callable[[np.random.Generator, int], Sequence[Any]], clock: dict[str, float]
-) -> Callable[[np.random.Generator, int], list[_TimedOpponent]]:
-    """``league``'s draws (same generator use), each opponent timed under its kind."""
-
-    def sample(rng: np.random.Generator, num_rivals: int) -> list[_TimedOpponent]:
-        out = []
-        for opponent in league(rng, num_rivals):
-            name = str(getattr(opponent, "name", ""))
-            kind = "snapshot" if name.startswith("ppo") else name or "other"
-            out.append(_TimedOpponent(opponent, kind, clock))
-        return out
-
-    return sample
-
-
-def _timed_vec_env(venv: Any) -> Any:
-    """``venv`` in an SB3 ``VecEnvWrapper`` that adds the wall time of every call into the
-    env (reset, step, env_method: the action masks) to its ``seconds``."""
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    class TimedVecEnv(VecEnvWrapper):
-        def __init__(self, inner: Any) -> None:
-            super().__init__(inner)
-            self.seconds = 0.0
-
-        def reset(self) -> Any:
-            start = time.perf_counter()
-            obs = self.venv.reset()
-            self.seconds += time.perf_counter() - start
-            return obs
-
-        def step_async(self, actions: np.ndarray) -> None:
-            start = time.perf_counter()
-            self.venv.step_async(actions)
-            self.seconds += time.perf_counter() - start
-
-        def step_wait(self) -> Any:
-            start = time.perf_counter()
-            result = self.venv.step_wait()
-            self.seconds += time.perf_counter() - start
-            return result
-
-        def env_method(
-            self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
-        ) -> list[Any]:
-            start = time.perf_counter()
-            result = self.venv.env_method(
-                method_name, *method_args, indices=indices, **method_kwargs
-            )
-            self.seconds += time.perf_counter() - start
-            return result
-
-    return TimedVecEnv(venv)
-
-
-def ppo_rollout_share(
-    preset: str = "quick",
-    rollouts: int = DEFAULT_PPO_ROLLOUTS,
-    warmup: int = 1,
-    snapshot: bool = True,
-    update: bool = True,
-    seed: int = 0,
-    **overrides: Any,
-) -> dict[str, Any]:
-    """The env's share of MaskablePPO's rollout time in ``preset`` (module docstring: what is
-    timed and what counts as the env).
-
-    Args:
-        preset: the training preset (``train.selfplay.PRESETS``).
-        rollouts: rollouts measured (each ``n_steps * n_envs`` learner decisions).
-        warmup: rollouts run first and not counted (lazy construction, first torch calls).
-        snapshot: add one frozen snapshot of the (untrained) learner to the league, as the
-            first evaluation does in training (only if the preset's ``snapshot_weight > 0``).
-        update: run the PPO update after each rollout (timed apart, in ``update_seconds``).
-        seed: the configuration's seed.
-        **overrides: fields of the preset to change (``n_steps=16`` for a quick check).
-
-    Returns:
-        A JSON-able dict: ``env_share``, ``opponent_share``, ``env_share_excl_opponents``,
-        ``snapshot_opponent_share``, ``samples_per_s`` (learner decisions per second of
-        rollout), ``samples_per_s_with_update``, ``env_share_of_iteration`` (of rollout +
-        update), ``per_rollout_env_share``, the seconds behind them (``rollout_seconds``,
-        ``env_seconds``, ``opponent_seconds``, ``opponent_seconds_by_kind``,
-        ``update_seconds``), ``target`` (0.25) and ``target_met``, and the setup (``preset``,
-        ``n_envs``, ``n_steps``, ``rollouts``, ``samples``, ``league``, ``vec_env``); or
-        ``{"error": message}`` if the train extra (torch, sb3-contrib) is missing.
-    """
-    try:
-        torch = importlib.import_module("torch")
-        importlib.import_module("sb3_contrib")
-        selfplay = importlib.import_module("train.selfplay")
-    except ImportError as e:
-        return {"error": f"needs the train extra ({TRAIN_EXTRA}): {e}"}
-    if rollouts < 1:
-        raise ValueError(f"rollouts must be >= 1, got {rollouts}")
-    config = selfplay.make_config(preset, seed=seed, vec_env="dummy", **overrides)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(config.torch_threads)
-    clock: dict[str, float] = defaultdict(float)
-    league = selfplay.League(config.opponents, (), config.snapshot_weight)
-    raw = selfplay.make_vec_env(config, league)
-    venv = _timed_vec_env(raw)
-    try:
-        with tempfile.TemporaryDirectory(prefix="fort-bench-") as tmp:
-            model = selfplay.make_model(config, venv)
-            if snapshot and config.snapshot_weight > 0:
-                path = Path(tmp) / "snapshot.zip"
-                model.save(path)
-                suffix = "" if config.snapshot_deterministic else ":deterministic=0"
-                league.snapshots.append(f"ppo:{path}{suffix}")
-            raw.env_method("set_opponent_sampler", _timed_sampler(league, clock))
-            venv.seed(config.seed)
-            total = (warmup + rollouts) * config.n_steps * config.n_envs
-            _, callback = model._setup_learn(total, callback=None, progress_bar=False)
-            rows = []
-            for i in range(warmup + rollouts):
-                env0, opponents0 = venv.seconds, dict(clock)
-                start = time.perf_counter()
-                model.collect_rollouts(
-                    model.env, callback, model.rollout_buffer, n_rollout_steps=config.n_steps
-                )
-                mid = time.perf_counter()
-                if update:
-                    model._update_current_progress_remaining(model.num_timesteps, total)
-                    model.train()
-                end = time.perf_counter()
-                if i >= warmup:
-                    spent = {k: v - opponents0.get(k, 0.0) for k, v in clock.items()}
-                    rows.append((mid - start, end - mid, venv.seconds - env0, spent))
-    finally:
-        venv.close()
-        torch.set_num_threads(threads)
-    rollout_s = sum(r[0] for r in rows)
-    update_s = sum(r[1] for r in rows)
-    env_s = sum(r[2] for r in rows)
-    by_kind: dict[str, float] = defaultdict(float)
-    for row in rows:
-        for kind, seconds in row[3].items():
-            by_kind[kind] += seconds
-    opponent_s = sum(by_kind.values())
-    samples = rollouts * config.n_steps * config.n_envs
-    env_share = env_s / rollout_s
-    return {
-        "preset": preset,
-        "vec_env": "DummyVecEnv (in process)",
-        "n_envs": config.n_envs,
-        "n_steps": config.n_steps,
-        "net_arch": list(config.net_arch),
-        "rollouts": rollouts,
-        "samples": samples,
-        "league": {  # sampling weights; the snapshot's temporary path left out
-            ("snapshot" if k.startswith("ppo:") else k): round(v, 4)
-            for k, v in league.weights().items()
-        },
-        "env_share": env_share,
-        "opponent_share": opponent_s / rollout_s,
-        "env_share_excl_opponents": (env_s - opponent_s) / rollout_s,
-        "snapshot_opponent_share": by_kind.get("snapshot", 0.0) / rollout_s,
-        "env_share_of_iteration": env_s / (rollout_s + update_s),
-        "per_rollout_env_share": [r[2] / r[0] for r in rows],
-        "samples_per_s": samples / rollout_s,
-        "samples_per_s_with_update": samples / (rollout_s + update_s),
-        "rollout_seconds": rollout_s,
-        "env_seconds": env_s,
-        "opponent_seconds": opponent_s,
-        "opponent_seconds_by_kind": dict(sorted(by_kind.items())),
-        "update_seconds": update_s,
-        "target": PPO_ENV_SHARE_TARGET,
-        "target_met": env_share <= PPO_ENV_SHARE_TARGET,
-    }
 
 
 def _ppo_rows(ppo: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -16,9 +16,10 @@ from typing import Annotated
 
 import typer
 
+from .core import FortState
 from .decisions import DecisionKind
-from .engine import FortState
 from .errors import FortError
+from .plugins import plugins
 from .records import load_record
 from .records import replay as replay_record
 from .text import state_to_string
@@ -138,12 +139,10 @@ def bench(
 
 def _register_other_commands() -> None:
     """The bot zoo's and training's commands live with their packages (``agents/cli.py``,
-    ``train/cli.py``); importing them here keeps one ``fort-env`` entry point."""
-    from agents.cli import register as register_agents
-    from train.cli import register as register_train
-
-    register_agents(app)
-    register_train(app)
+    ``train/cli.py``) and are found by the ``fort_env.commands`` entry points, so this layer
+    imports neither (``fort_env/plugins.py``)."""
+    for register in plugins("fort_env.commands").values():
+        register(app)
 
 
 _register_other_commands()

@@ -218,7 +218,7 @@ from .constants import (
     STUFF_CAPACITY,
     XXL_BACKPACK_BONUS,
 )
-from .engine import FortGame, FortState
+from .core import FortGame, FortState
 from .errors import ConfigError
 from .observation import SIZE_SCALE, observation_layout
 from .records import RecordError, make_record

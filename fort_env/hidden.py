@@ -10,7 +10,7 @@ observer could remember of the game's history (docs/rules.md).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -29,10 +29,12 @@ from .decisions import DecisionKind
 from .state_arrays import C_ACTOR, C_DECISION, C_SEED, C_SHUFFLES
 
 if TYPE_CHECKING:
-    from .engine import FortState
+    from .state_arrays import StateArrays
+
+S = TypeVar("S", bound="StateArrays")
 
 
-def resample_hidden(state: FortState, observer: int, rng: np.random.Generator) -> FortState:
+def resample_hidden(state: S, observer: int, rng: np.random.Generator) -> S:
     """A copy of ``state`` with everything ``observer`` cannot see re-dealt at random.
 
     Args:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .actions import MODES
+from .cards import load_card_set
 from .constants import (
     DECK,
     DISCARD,
@@ -67,7 +68,8 @@ from .state_arrays import (
 )
 
 if TYPE_CHECKING:
-    from .engine import FortGame, FortState
+    from .game import GameFacts
+    from .state_arrays import StateArrays
 
 _RUNNING_STAGES = (ST_ACTION, ST_FOLLOW_RUN)  # an action is running: "running_action" is set
 
@@ -165,16 +167,14 @@ def _layout(num_cards: int) -> ObservationLayout:
     return ObservationLayout(tuple(slices), offset)
 
 
-def observation_layout(num_players: int = 4, game: FortGame | None = None) -> ObservationLayout:
+def observation_layout(num_players: int = 4, game: GameFacts | None = None) -> ObservationLayout:
     """Named slices of the observation (name, offset, shape, meaning).
 
     The layout is the same for 2, 3 and 4 players (absent seats are zeros) so that one policy
     can play every player count; it depends only on the card set's size.
     """
-    from .engine import FortGame
-
-    g = game if game is not None else FortGame(num_players)
-    return _layout(g.num_cards)
+    num_cards = game.num_cards if game is not None else len(load_card_set(None).cards)
+    return _layout(num_cards)
 
 
 @lru_cache(maxsize=16)
@@ -279,7 +279,7 @@ def _seat_tables(num_cards: int, n: int, player: int) -> _SeatTables:
     return _SeatTables(template, *tables, rel, dump)
 
 
-def observation_tensor(state: FortState, player: int) -> np.ndarray:
+def observation_tensor(state: StateArrays, player: int) -> np.ndarray:
     """``player``'s observation: float32, shape ``(layout.size,)``; a fresh array.
 
     Built from per-seat lookup tables with a few numpy scatters (docs/performance.md);

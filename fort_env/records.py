@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .constants import SEED_LIMIT
-from .engine import FortGame, FortState
+from .core import FortGame, FortState
 from .errors import FortError, IllegalActionError
 
 RECORD_FORMAT = "fort-env-record"

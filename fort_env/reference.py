@@ -3,13 +3,13 @@
 For every locally legal action it enumerates every way of finishing the play (every card,
 every order, no equivalence classes, no shortcuts) and keeps the action if one of them ends
 with the play completed within the rules. ``FortState.legal_actions`` must agree with it; it
-prunes the same search by treating equivalent choices once (``FortState._equivalence_key``).
+prunes the same search by treating equivalent choices once (``rules.search.equivalence_key``).
+It uses only the state's public search hooks (``local_legal_actions``, ``apply_unchecked``...).
 """
 
 from __future__ import annotations
 
-from .engine import _SEARCHED_STAGES, FortState
-from .state_arrays import C_PROG_FAILED, C_SERIAL, C_STAGE
+from .core import FortState
 
 
 class BudgetExceeded(RuntimeError):
@@ -22,19 +22,18 @@ def reference_legal_actions(state: FortState, budget: int = 20_000) -> list[int]
     Raises:
         BudgetExceeded: more than ``budget`` states were visited.
     """
-    raw = state._raw_legal()
-    if state.ctx[C_STAGE] not in _SEARCHED_STAGES:
+    raw = state.local_legal_actions()
+    if not state.in_searched_stage():
         return sorted(raw)
-    goal = int(state.ctx[C_SERIAL])
+    goal = state.play_serial()
     counter = [budget]
-    layout = state.game.layout
     out = []
     for a in raw:
-        if state._unsearched(a, layout):
+        if state.never_strands(a):
             out.append(a)
             continue
         child = state.clone()
-        child._apply(a)
+        child.apply_unchecked(a)
         if _completable(child, goal, counter):
             out.append(a)
     return sorted(out)
@@ -44,16 +43,16 @@ def _completable(s: FortState, goal: int, counter: list[int]) -> bool:
     counter[0] -= 1
     if counter[0] < 0:
         raise BudgetExceeded
-    if s.ctx[C_PROG_FAILED]:
+    if s.play_failed():
         return False
-    if s.ctx[C_SERIAL] > goal or s.ctx[C_STAGE] not in _SEARCHED_STAGES:
+    if s.play_serial() > goal or not s.in_searched_stage():
         return True
     layout = s.game.layout
-    for a in s._raw_legal():
+    for a in s.local_legal_actions():
         if a == layout.SKIP_PLAY or layout.RECYCLE <= a < layout.RECYCLE + layout.num_cards:
             continue  # these do not complete the play under test
         child = s.clone()
-        child._apply(a)
+        child.apply_unchecked(a)
         if _completable(child, goal, counter):
             return True
     return False

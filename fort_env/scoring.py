@@ -27,7 +27,7 @@ from .constants import (
 from .state_arrays import C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_STUFF_P, P_STUFF_T
 
 if TYPE_CHECKING:
-    from .engine import FortState
+    from .state_arrays import StateArrays
 
 OWNED_ZONES = (DECK, DISCARD, HAND, YARD, LOOKOUT)
 MINIMALISM_LEVEL, MINIMALISM_POINTS = 2, 8
@@ -37,12 +37,12 @@ ALL_SIX_BONUS = 1
 _IS_OWNED_ZONE = np.isin(np.arange(len(ZONES)), OWNED_ZONES)  # by zone code (a cheap lookup)
 
 
-def owned_cards(state: FortState, p: int) -> np.ndarray:
+def owned_cards(state: StateArrays, p: int) -> np.ndarray:
     """Ids of the cards player ``p`` has, in the zones made-up rules count (p.15)."""
     return np.flatnonzero(_IS_OWNED_ZONE[state.zone] & (state.owner == p))
 
 
-def made_up_rule_points(state: FortState, p: int) -> int:
+def made_up_rule_points(state: StateArrays, p: int) -> int:
     """Points from ``p``'s made-up rule (0 without one), as the glossary p.15 says."""
     held = np.flatnonzero(state.rule_loc == p)
     if len(held) == 0:
@@ -83,7 +83,7 @@ def made_up_rule_points(state: FortState, p: int) -> int:
     raise AssertionError(rule)
 
 
-def score_breakdown(state: FortState) -> list[dict[str, int]]:
+def score_breakdown(state: StateArrays) -> list[dict[str, int]]:
     """Per seat: ``track`` (Victory Track), ``fort_level`` (its points), ``made_up_rule``,
     ``macaroni`` (4 for the sculpture), ``total`` (their sum, rulebook p.11), and ``level``
     (the Fort Level itself, the tie-break; not part of the total)."""
@@ -101,7 +101,7 @@ def score_breakdown(state: FortState) -> list[dict[str, int]]:
     return out
 
 
-def winners(state: FortState) -> list[int]:
+def winners(state: StateArrays) -> list[int]:
     """Most points; tie -> highest Fort Level; still tied -> shared victory (p.11)."""
     totals = [row["total"] for row in score_breakdown(state)]
     key = [(t, int(state.players[p, P_LEVEL])) for p, t in enumerate(totals)]

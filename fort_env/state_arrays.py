@@ -1,27 +1,32 @@
 """The game state as numpy arrays: layout, clone, and the JSON-able dict (``docs/state.md``).
 
-Every field of a position lives in a few small integer arrays plus one list of scalars
-(``ctx``), so ``clone()`` is a handful of ``copy()`` calls and ``to_dict()``/``from_dict()``
-round-trip exactly. ``ctx`` is a plain list of ints rather than an array because the engine
-reads and writes single fields of it constantly, and a list item costs about a fifth of a numpy
-scalar access (docs/performance.md).
+Every field of a position lives in a few small integer arrays plus one int64 array of
+scalars (``ctx``), so ``clone()`` is a handful of copies and ``to_dict()``/``from_dict()``
+round-trip exactly. ``ctx`` is an ``array.array("q")`` rather than a numpy array because the
+engine reads and writes single fields of it constantly: an item of it costs about a third of a
+numpy scalar access (docs/performance.md); it is the same int64 buffer either way.
 
 Randomness is counter-based: ``ctx["seed"]`` and ``ctx["shuffles"]`` (random events so far)
-seed each event's generator, so two integers carry the generator's whole state.
+key each event's generator (``fort_env.rng``), so two integers carry its whole state.
+
+Besides the arrays, the state offers a small read-only accessor API (``fort_level``,
+``stuff``, ``pack``, ``score``, ``cards_in``...) for agents and views, so that nothing above
+the rules needs the layout constants.
 """
 
 from __future__ import annotations
 
+from array import array
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .cards import MAX_ACTION_STEPS
-from .constants import IN_BOX, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
+from .constants import IN_BOX, IN_STACK, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
 from .errors import StateError
 
 if TYPE_CHECKING:
-    from .engine import FortGame
+    from .game import GameFacts
 
 STATE_VERSION = 1
 MAX_STEPS = MAX_ACTION_STEPS  # longest unrolled action; card data is checked at load (cards.py)
@@ -76,13 +81,15 @@ ARRAYS: dict[str, tuple[type, Any]] = {
 
 
 class StateArrays:
-    """Holder of a state's arrays; the rules live in the subclass ``FortState``."""
+    """Holder of a state's arrays and its read-only accessors; the rules are functions over it
+    (``fort_env.rules``) and ``fort_env.core.FortState`` is the public class."""
 
-    # _legal_memo: the acting player's legal actions, computed once per position; every
-    # mutation goes through FortState._apply, which clears it (clones start without it).
-    __slots__ = ("_legal_memo", "game", "ctx", *ARRAYS)
-    _legal_memo: list[int] | None
-    game: FortGame
+    # legal_cache: the acting player's legal actions, computed once per position by
+    # rules.search; every mutation goes through rules.handlers.apply, which clears it (clones
+    # start without it).
+    __slots__ = ("legal_cache", "game", "ctx", *ARRAYS)
+    legal_cache: list[int] | None
+    game: GameFacts
     zone: np.ndarray
     owner: np.ndarray
     pos: np.ndarray
@@ -94,18 +101,18 @@ class StateArrays:
     play_suits: np.ndarray
     prog: np.ndarray
     done: np.ndarray
-    ctx: list[int]
+    ctx: array  # array("q"): int64 scalars named by CTX_FIELDS
 
     @classmethod
-    def empty(cls, game: FortGame) -> Any:
+    def empty(cls, game: GameFacts) -> Any:
         s = cls.__new__(cls)
         s.game = game
-        s._legal_memo = None
+        s.legal_cache = None
         for name, (dtype, shape) in ARRAYS.items():
             setattr(s, name, np.zeros(shape(game.num_cards, game.num_players), dtype=dtype))
         s.owner[:] = -1
         s.coin_as[:] = -1
-        s.ctx = [0] * len(CTX_FIELDS)
+        s.ctx = array("q", bytes(8 * len(CTX_FIELDS)))
         for key, value in _CTX_DEFAULT.items():
             s.ctx[CTX_FIELDS.index(key)] = value
         return s
@@ -114,7 +121,7 @@ class StateArrays:
         """An independent copy (copies every array; shares only the immutable game)."""
         s = object.__new__(type(self))
         s.game = self.game
-        s._legal_memo = None
+        s.legal_cache = None
         s.zone = self.zone.copy()
         s.owner = self.owner.copy()
         s.pos = self.pos.copy()
@@ -126,28 +133,13 @@ class StateArrays:
         s.play_suits = self.play_suits.copy()
         s.prog = self.prog  # read-only, shared: the engine replaces it, never writes into it
         s.done = self.done.copy()
-        s.ctx = self.ctx.copy()
+        s.ctx = self.ctx[:]
         return s
 
     __copy__ = clone
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         return self.clone()
-
-    def __getstate__(self) -> dict[str, Any]:
-        from .engine import FortGame  # noqa: F401  (pickling needs the game's config)
-
-        return {"config": self._config(), "state": self.to_dict()}
-
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        from .engine import FortGame
-
-        cfg = data["config"]
-        game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"])
-        other = type(self).from_dict(game, data["state"])
-        for name in ("game", "ctx", *ARRAYS):
-            setattr(self, name, getattr(other, name))
-        self._legal_memo = None
 
     def _config(self) -> dict[str, Any]:
         g = self.game
@@ -161,6 +153,84 @@ class StateArrays:
         )
 
     __hash__ = None  # type: ignore[assignment]
+
+    # ------------------------------------------------------------------ accessors
+    # Read-only views of a position for agents and views (rulebook terms; seats 0..n-1).
+    def cards_in(self, zone: int, seat: int | None = None) -> np.ndarray:
+        """Ids of the cards in ``zone`` (a ``constants`` zone code), of ``seat`` if given:
+        int64 array, ascending ids (not deck order; see ``deck_order``)."""
+        if seat is None:
+            return (self.zone == zone).nonzero()[0]
+        return ((self.zone == zone) & (self.owner == seat)).nonzero()[0]
+
+    def count_in(self, zone: int, seat: int) -> int:
+        """How many cards of ``seat`` are in ``zone``."""
+        return int(np.count_nonzero((self.zone == zone) & (self.owner == seat)))
+
+    def fort_level(self, seat: int) -> int:
+        """``seat``'s Fort Level, 0..5 (p.10)."""
+        return int(self.players[seat, P_LEVEL])
+
+    def stuff(self, seat: int) -> tuple[int, int]:
+        """``(pizza, toys)`` in ``seat``'s Stuff (at most 4 each, p.5)."""
+        return int(self.players[seat, P_STUFF_P]), int(self.players[seat, P_STUFF_T])
+
+    def pack(self, seat: int) -> tuple[int, int]:
+        """``(pizza, toys)`` in ``seat``'s Pack (p.5)."""
+        return int(self.players[seat, P_PACK_P]), int(self.players[seat, P_PACK_T])
+
+    def score(self, seat: int) -> int:
+        """``seat``'s points on the score track (not the final score; see ``scoring``)."""
+        return int(self.players[seat, P_SCORE])
+
+    def turns_taken(self, seat: int) -> int:
+        """How many turns ``seat`` has finished."""
+        return int(self.players[seat, P_TURNS])
+
+    def perks_of(self, seat: int) -> list[int]:
+        """Perk indices (``constants.PERKS``) ``seat`` holds, unused."""
+        return [int(i) for i in (self.perk_loc == seat).nonzero()[0]]
+
+    def made_up_rule_of(self, seat: int) -> int:
+        """The made-up rule index ``seat`` holds (``constants.MADE_UP_RULES``), or -1.
+
+        Private to ``seat``: an agent may read only its own."""
+        held = (self.rule_loc == seat).nonzero()[0]
+        return int(held[0]) if len(held) else -1
+
+    def perks_available(self) -> list[int]:
+        """Perk indices still in the face-up row (p.2 step 7)."""
+        return [int(i) for i in (self.perk_loc == IN_STACK).nonzero()[0]]
+
+    @property
+    def leader(self) -> int:
+        """The seat whose turn it is."""
+        return int(self.ctx[C_LEADER])
+
+    @property
+    def actor(self) -> int:
+        """The seat to decide now (-4 when the game is over)."""
+        return int(self.ctx[C_ACTOR])
+
+    @property
+    def decision_kind(self) -> int:
+        """The pending ``DecisionKind`` as an int."""
+        return int(self.ctx[C_DECISION])
+
+    @property
+    def played_card(self) -> int:
+        """The leader's played card in this play, or -1."""
+        return int(self.ctx[C_PLAYED])
+
+    @property
+    def end_triggered(self) -> bool:
+        """An end trigger has happened; the round is being finished (p.10)."""
+        return bool(self.ctx[C_END])
+
+    @property
+    def macaroni_holder(self) -> int:
+        """The seat holding the macaroni sculpture (first to Fort Level 5), or -1."""
+        return int(self.ctx[C_SCULPTURE])
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able dict of the whole state (schema: ``docs/state.md``)."""
@@ -186,7 +256,7 @@ class StateArrays:
         return out
 
     @classmethod
-    def from_dict(cls, game: FortGame, d: dict[str, Any]) -> Any:
+    def from_dict(cls, game: GameFacts, d: dict[str, Any]) -> Any:
         """Rebuild a state saved by :meth:`to_dict`.
 
         Raises:
@@ -269,7 +339,7 @@ _CTX_RANGES: dict[str, tuple[int, int]] = {
 }  # fmt: skip
 
 
-def config_card_set(game: FortGame) -> str | None:
+def config_card_set(game: GameFacts) -> str | None:
     """The ``card_set`` entry of a saved state: ``None`` for the shipped set, else its path."""
     source = game.card_set.source
     return None if source.endswith("fort_env/data") else source

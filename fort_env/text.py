@@ -31,15 +31,15 @@ from .state_arrays import (
 )
 
 if TYPE_CHECKING:
-    from .engine import FortState
+    from .state_arrays import StateArrays
 
 
-def card_label(state: FortState, cid: int) -> str:
+def card_label(state: StateArrays, cid: int) -> str:
     card = state.game.cards[cid]
     return f"{card.name} [{'/'.join(card.suit_names)}]#{cid}"
 
 
-def action_to_string(state: FortState, action: int) -> str:
+def action_to_string(state: StateArrays, action: int) -> str:
     """A readable name of ``action`` (meaningful for any action number in range).
 
     Raises:
@@ -76,15 +76,15 @@ def action_to_string(state: FortState, action: int) -> str:
     return table[name]()
 
 
-def state_to_string(state: FortState, viewer: int | None = None) -> str:
+def state_to_string(state: StateArrays, viewer: int | None = None) -> str:
     """The table as text. With ``viewer`` set, hands other than the viewer's are hidden."""
     g = state.game
 
     def names(ids: object) -> str:
         return ", ".join(card_label(state, int(c)) for c in ids) or "-"  # type: ignore[attr-defined]
 
-    lines = [f"Park: {names(sorted(state._cards(PARK), key=lambda c: state.pos[c]))}"]
-    lines.append(f"Park deck: {len(state._cards(PARK_DECK))} cards")
+    lines = [f"Park: {names(sorted(state.cards_in(PARK), key=lambda c: state.pos[c]))}"]
+    lines.append(f"Park deck: {len(state.cards_in(PARK_DECK))} cards")
     rules = int((state.rule_loc == IN_STACK).sum())
     row = [PERKS[i] for i in range(len(PERKS)) if state.perk_loc[i] == IN_STACK]
     lines.append(f"Made-up rules in the stack: {rules}; perk row: {', '.join(row) or '-'}")
@@ -100,16 +100,16 @@ def state_to_string(state: FortState, viewer: int | None = None) -> str:
             f"Stuff {pl[P_STUFF_P]} pizza {pl[P_STUFF_T]} toys, "
             f"Pack {pl[P_PACK_P]} pizza {pl[P_PACK_T]} toys; perks: {', '.join(perks) or '-'}"
         )
-        hand = state._cards(HAND, p)
+        hand = state.cards_in(HAND, p)
         if viewer is None or viewer == p:
             lines.append(f"  hand: {names(hand)}")
         else:
             lines.append(f"  hand: {len(hand)} cards")
-        lines.append(f"  deck: {len(state._cards(DECK, p))} cards")
-        lines.append(f"  yard: {names(state._cards(YARD, p))}")
-        pile = state._cards(DISCARD, p)
+        lines.append(f"  deck: {len(state.cards_in(DECK, p))} cards")
+        lines.append(f"  yard: {names(state.cards_in(YARD, p))}")
+        pile = state.cards_in(DISCARD, p)
         lines.append(f"  discard: {len(pile)} cards")
-        look = state._cards(LOOKOUT, p)
+        look = state.cards_in(LOOKOUT, p)
         if viewer is None or viewer == p:
             lines.append(f"  lookout: {names(look)}")
         else:

@@ -78,7 +78,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .constants import SEED_LIMIT
-from .engine import FortGame, FortState
+from .core import FortGame, FortState
 from .env import REWARD_MODES, SCORE_MARGIN_SCALE, final_rewards, observation_box
 from .errors import ConfigError
 from .text import state_to_string

@@ -21,7 +21,7 @@ from collections import defaultdict
 import numpy as np
 
 from fort_env import DecisionKind, FortGame
-from fort_env.engine import FortState
+from fort_env.core import FortState
 
 NUM_PLAYERS = 4
 SEEDS = range(100, 112)

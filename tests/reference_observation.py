@@ -53,7 +53,7 @@ from fort_env.state_arrays import (
 )
 
 if TYPE_CHECKING:
-    from fort_env.engine import FortState
+    from fort_env.core import FortState
 
 
 def reference_observation(state: FortState, player: int) -> np.ndarray:

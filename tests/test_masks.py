@@ -97,7 +97,7 @@ def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
             while not state.is_terminal():
                 kind = state.decision.kind
                 if kind in (K.PLAY, K.DECLARE_COIN, K.ANY_SUIT, K.MODE, K.ADD, K.FOLLOW):
-                    game.search_memo.clear()
+                    game.search_tables.search_memo.clear()
                     fast = state.clone().legal_actions()
                     try:
                         slow = reference_legal_actions(state, budget=4000)
@@ -115,12 +115,13 @@ def test_a_card_whose_steps_cannot_start_is_refused_without_search() -> None:
     private "pack") has no step that can start, so it cannot be played; with room in the Pack,
     "pack" can run first and free the Stuff for the gather, so "private, then public (fully)"
     stays legal even though the gather could not start on its own."""
+    from fort_env.rules import base, witness
     from tests.scenario import act, build, can, card_id, legal
 
     full = build(2, hands={0: ["Rusty", "Bug"]}, stuff={0: (4, 4)}, pack={0: (1, 0)}, level={0: 0})
-    assert full._pack_capacity(0) == 1  # the Pack is full at Fort Level 0
+    assert base.pack_capacity(full, 0) == 1  # the Pack is full at Fort Level 0
     assert not can(full, "play Rusty")
-    assert full._dead_modes(card_id(full, "Rusty", "hand", 0)) == [True] * 6
+    assert witness.dead_modes(full, card_id(full, "Rusty", "hand", 0)) == [True] * 6
     assert reference_legal_actions(full) == full.legal_actions()
 
     room = build(2, hands={0: ["Rusty", "Bug"]}, stuff={0: (4, 4)}, pack={0: (0, 0)}, level={0: 0})
@@ -153,11 +154,12 @@ def test_a_first_action_that_cannot_help_the_second_does_not_keep_a_mode_alive()
     "lookout") with full toys cannot gather, and tucking a card into the Lookout changes
     nothing the gather needs, so "private, then public (fully)" is refused without search,
     although the Lookout step itself can be done."""
+    from fort_env.rules import witness
     from tests.scenario import act, build, card_id, legal
 
     s = build(2, hands={0: ["Giggles", "Bug", "Ant"]}, stuff={0: (0, 4)}, level={0: 1})
     giggles = card_id(s, "Giggles", "hand", 0)
-    dead = s._dead_modes(giggles)
+    dead = witness.dead_modes(s, giggles)
     assert dead[5] and dead[0]  # private, then public (fully); public (fully)
     assert not dead[1]  # private (fully): the Lookout step can be done
     act(s, "play Giggles")

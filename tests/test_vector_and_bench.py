@@ -10,8 +10,9 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from fort_env.bench import format_bench, ppo_rollout_share, run_bench
+from fort_env.bench import format_bench, run_bench
 from fort_env.vector import FortVecEnv
+from train.bench_ppo import ppo_rollout_share
 
 
 def test_vector_env_stacks_steps_and_resets() -> None:

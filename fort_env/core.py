@@ -1,0 +1,227 @@
+"""The engine's public classes: :class:`FortGame` (game facts) and :class:`FortState` (one
+position), with an OpenSpiel-style API (docs/DESIGN.md).
+
+The rules themselves are functions over the state's arrays in ``fort_env.rules`` (one module
+per concern); the views (observation, text, scoring, hidden information) are functions in their
+own modules. This module joins them behind one class, so it sits above both; everything above
+it (env, wrappers, agents, training) imports ``FortGame``/``FortState`` from here or from
+``fort_env``.
+
+Rulebook pages are cited as ``p.N`` (``../shared/rules/rulebook.txt``). Where the rulebook is
+silent the decision is in ``docs/rules.md`` with its reason and its test.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from . import actions as A
+from .constants import TERMINAL_PLAYER
+from .decisions import Decision, DecisionKind
+from .errors import IllegalActionError
+from .game import SETUPS, GameFacts
+from .hidden import resample_hidden
+from .observation import observation_layout, observation_tensor
+from .rules import deal, flow, handlers, legality, search
+from .rules.base import SEARCHED_STAGES
+from .scoring import score_breakdown, winners
+from .stages import ST_ACTION, ST_FOLLOW_RUN, ST_OVER
+from .state_arrays import (
+    ARRAYS,
+    C_ACTOR,
+    C_DECISION,
+    C_LEADER,
+    C_MODE,
+    C_PAY_E,
+    C_PAY_P,
+    C_PAY_T,
+    C_PLAYED,
+    C_PROG_FAILED,
+    C_PROG_FULL,
+    C_PROG_SIDE,
+    C_SERIAL,
+    C_STAGE,
+    StateArrays,
+)
+from .text import action_to_string, state_to_string
+
+__all__ = ["SETUPS", "FortGame", "FortState"]
+
+
+class FortGame(GameFacts):
+    """Static facts of a Fort game: players, setup, card set, action and observation sizes.
+
+    Args:
+        num_players: 2, 3 or 4 (rulebook p.1).
+        setup: ``"basic"`` or ``"advanced"`` (the draft of 8 passes, p.2).
+        cards: a directory of card data (``docs/cards.md``), or ``None`` for the shipped set.
+
+    Raises:
+        ConfigError: a bad player count or setup name.
+        CardDataError: the card data is malformed (file, card and field named).
+    """
+
+    def __init__(
+        self, num_players: int = 4, setup: str = "basic", cards: str | None = None
+    ) -> None:
+        super().__init__(num_players, setup, cards)
+        # action -> (handler, index within its range), for rules.handlers.apply
+        self.handlers = handlers.handler_list(self.layout)
+        self.search_tables = search.SearchTables(self.effects)
+
+    @cached_property
+    def observation_size(self) -> int:
+        """Length of ``observation_tensor``: the same for 2, 3 and 4 players."""
+        return observation_layout(self.num_players, self).size
+
+    def new_initial_state(self, seed: int = 0, first_player: int | None = None) -> FortState:
+        """Deal a new game (rulebook p.2 setup steps 1-11).
+
+        Args:
+            seed: seeds the generator carried in the state: an int in ``[0, 2**62)``.
+            first_player: the starting seat, or ``None`` to draw it at random (step 1).
+
+        Raises:
+            ConfigError: a seed that is not an int in range, or a bad ``first_player``.
+        """
+        return deal.new_state(FortState, self, seed, first_player)
+
+
+class FortState(StateArrays):
+    """One position of a game of Fort; OpenSpiel-style API (docs/DESIGN.md).
+
+    The arrays it holds (``zone``, ``owner``, ``pos``, ``mark``, ``coin_as`` per card;
+    ``players`` per seat; ``rule_loc``, ``perk_loc``; the running action's ``prog``/``done``;
+    the scalar context ``ctx``) are documented in ``docs/state.md``.
+    """
+
+    game: FortGame
+
+    # ------------------------------------------------------------------ public API
+    def current_player(self) -> int:
+        """The seat to act, or ``TERMINAL_PLAYER`` (-4) when the game is over."""
+        return TERMINAL_PLAYER if self.ctx[C_STAGE] == ST_OVER else int(self.ctx[C_ACTOR])
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over (p.10)."""
+        return bool(self.ctx[C_STAGE] == ST_OVER)
+
+    @property
+    def decision(self) -> Decision:
+        """The pending :class:`Decision` (kind, player, context)."""
+        kind = DecisionKind(int(self.ctx[C_DECISION]))
+        ctx: dict[str, Any] = {"leader": int(self.ctx[C_LEADER])}
+        if self.ctx[C_PLAYED] >= 0:
+            ctx["played_card"] = int(self.ctx[C_PLAYED])
+        if self.ctx[C_MODE] >= 0:
+            ctx["mode"] = A.MODES[int(self.ctx[C_MODE])]
+        if self.ctx[C_STAGE] in (ST_ACTION, ST_FOLLOW_RUN):
+            ctx["side"] = "public" if self.ctx[C_PROG_SIDE] == A.PUBLIC else "private"
+            ctx["full"] = bool(self.ctx[C_PROG_FULL])
+        if kind == DecisionKind.PAY:
+            ctx["cost"] = (int(self.ctx[C_PAY_T]), int(self.ctx[C_PAY_P]), int(self.ctx[C_PAY_E]))
+        return Decision(kind, self.current_player(), ctx)
+
+    def legal_actions_mask(self) -> np.ndarray:
+        """Legal actions of the acting player: bool array, shape ``(num_distinct_actions,)``."""
+        mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
+        if not self.is_terminal():
+            mask[search.legal_actions(self)] = True
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions, ascending."""
+        return [] if self.is_terminal() else list(search.legal_actions(self))
+
+    def apply_action(self, action: int) -> None:
+        """Take ``action`` for the acting player.
+
+        Raises:
+            IllegalActionError: the action is not legal now; the state is unchanged.
+        """
+        a = int(action)
+        if self.is_terminal() or a not in search.legal_set(self):
+            why = "out of range" if not 0 <= a < self.game.num_distinct_actions else "not legal"
+            raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
+        handlers.apply(self, a)
+        flow.check_end(self)  # the flag is public as soon as a trigger happens (p.10)
+
+    def returns(self) -> np.ndarray:
+        """Win/loss returns, float64 shape ``(num_players,)``: +1 winners, -1 the others.
+
+        Zeros until the game is over. Ties: the higher Fort Level wins; still tied, the victory
+        is shared and every tied player gets +1 (rulebook p.11).
+        """
+        out = np.zeros(self.game.num_players)
+        if not self.is_terminal():
+            return out
+        out[:] = -1.0
+        out[self.winners()] = 1.0
+        return out
+
+    def winners(self) -> list[int]:
+        """Seats that win (rulebook p.11: most points, then highest Fort Level, else shared)."""
+        return winners(self)
+
+    def score_breakdown(self) -> list[dict[str, int]]:
+        """Per seat: ``track``, ``fort_level``, ``made_up_rule``, ``macaroni``, ``total``."""
+        return score_breakdown(self)
+
+    def action_to_string(self, action: int) -> str:
+        """The action's name at this position, e.g. ``"play Bug (#12)"``."""
+        return action_to_string(self, action)
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        """``player``'s view: float32, shape ``(game.observation_size,)`` (``observation.py``)."""
+        return observation_tensor(self, player)
+
+    def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:
+        """A copy with everything ``observer`` cannot see re-dealt consistently (``hidden.py``)."""
+        return resample_hidden(self, observer, rng)
+
+    def __str__(self) -> str:
+        return state_to_string(self)
+
+    # ------------------------------------------------------------------ search hooks
+    # For tests and tools that enumerate plays themselves (``fort_env.reference``): the
+    # decision's locally legal actions, and applying one without the exactness check.
+    def local_legal_actions(self) -> list[int]:
+        """Actions the local rules of the pending decision allow, before the search that
+        removes those after which the play cannot be completed (unsorted)."""
+        return legality.raw_legal(self)
+
+    def apply_unchecked(self, action: int) -> None:
+        """Apply a locally legal ``action`` without checking the whole play (tests, search)."""
+        handlers.apply(self, action)
+
+    def in_searched_stage(self) -> bool:
+        """Whether the pending decision is inside a play whose masks are searched."""
+        return self.ctx[C_STAGE] in SEARCHED_STAGES
+
+    def play_serial(self) -> int:
+        """Counts resolved plays and follows; it grows when the play under way completes."""
+        return int(self.ctx[C_SERIAL])
+
+    def play_failed(self) -> bool:
+        """The action under way, required in full, can no longer be used fully."""
+        return bool(self.ctx[C_PROG_FAILED])
+
+    def never_strands(self, action: int) -> bool:
+        """Actions that cannot strand a play: skipping, passing a follow, Recycling, Rough
+        Housing (legal whenever locally legal)."""
+        return search.unsearched(self, action, self.game.layout)
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self._config(), "state": self.to_dict()}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        cfg = data["config"]
+        game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"])
+        other = type(self).from_dict(game, data["state"])
+        for name in ("game", "ctx", *ARRAYS):
+            setattr(self, name, getattr(other, name))
+        self.legal_cache = None

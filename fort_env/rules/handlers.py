@@ -1,0 +1,364 @@
+"""Applying an action: one handler per action range (``fort_env.actions``), found through the
+explicit table ``HANDLERS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .. import actions as A
+from ..cards import (
+    ADVANCE,
+    ATOM,
+)
+from ..constants import (
+    COIN,
+    COPY_CAT,
+    DISCARD,
+    DIY,
+    DO_OVER,
+    DRAFT_KEPT,
+    DRAFT_PACK,
+    FOLLOWED,
+    HAND,
+    IN_PLAY,
+    LOOKOUT,
+    PARK,
+    RECYCLING,
+    ROUGH_HOUSING,
+    STARTING_KIDS,
+    TOYS,
+    TRASH,
+    USED,
+)
+from ..stages import (
+    ST_ACTION,
+    ST_ADD,
+    ST_ADD_COIN,
+    ST_BIRTHDAY,
+    ST_DECLARE,
+    ST_FOLLOW_SECOND,
+    ST_RECRUIT,
+)
+from ..state_arrays import (
+    C_ACTOR,
+    C_ANY_PRIV,
+    C_ANY_PUB,
+    C_ANY_SIDE,
+    C_CONVERT_DIR,
+    C_DECISION,
+    C_DRAFT_ROUND,
+    C_FIRST,
+    C_MODE,
+    C_PAY_E,
+    C_PAY_P,
+    C_PAY_T,
+    C_PENDING_COIN,
+    C_PLAYED,
+    C_PLAYS,
+    C_RES_CHOICE,
+    C_REWARD,
+    C_ROUGH,
+    C_STAGE,
+    C_STEP,
+    P_PACK_P,
+    P_STUFF_P,
+)
+from . import base, deal, flow, program
+from .base import K
+
+if TYPE_CHECKING:
+    from ..core import FortState
+
+
+def apply(state: FortState, a: int) -> None:
+    """Apply an action known to be legal."""
+    state.legal_cache = None
+    handler, i = state.game.handlers[a]
+    handler(state, state.ctx[C_ACTOR], i, state.ctx[C_DECISION])
+
+
+def on_play_card(state: FortState, p: int, c: int, kind: int) -> None:
+    state.zone[c] = IN_PLAY
+    state.ctx[C_PLAYED] = c
+    state.ctx[C_PLAYS] += 1
+    for s in state.game.suit_lists[c]:
+        if s != COIN:
+            state.play_suits[s] += 1
+    if state.game.has_coin[c]:
+        state.ctx[C_PENDING_COIN] = c
+        state.ctx[C_STAGE] = ST_DECLARE
+        base.set_decision(state, K.DECLARE_COIN, p)
+    else:
+        flow.after_declare_played(state)
+
+
+def on_skip_play(state: FortState, p: int, i: int, kind: int) -> None:
+    flow.end_leader_play(state)
+
+
+def on_use_diy(state: FortState, p: int, i: int, kind: int) -> None:
+    state.perk_loc[DIY] = USED
+    state.ctx[C_PLAYS] += 1
+    # DIY is no card: its one action (mode "private only") cannot be followed.
+    state.ctx[C_MODE] = 1
+    state.ctx[C_STEP] = 0
+    state.ctx[C_STAGE] = ST_ACTION
+    program.load_program(state, (ATOM, ADVANCE, 1), p, A.PRIVATE, True, state.play_suits, -1)
+    program.run_program(state)
+
+
+def on_recycle(state: FortState, p: int, c: int, kind: int) -> None:
+    state.perk_loc[RECYCLING] = USED
+    state.zone[c] = HAND
+
+
+def on_suit(state: FortState, p: int, s: int, kind: int) -> None:
+    if kind in (K.DECLARE_COIN, K.ADD_COIN):
+        c = int(state.ctx[C_PENDING_COIN])
+        state.coin_as[c] = s
+        state.play_suits[s] += 1
+        state.ctx[C_PENDING_COIN] = -1
+        if kind == K.DECLARE_COIN:
+            flow.after_declare_played(state)
+        else:
+            state.ctx[C_STAGE] = ST_ADD
+            base.set_decision(state, K.ADD, p)
+    else:  # ANY_SUIT
+        side = int(state.ctx[C_ANY_SIDE])
+        state.ctx[C_ANY_PUB if side == A.PUBLIC else C_ANY_PRIV] = s
+        flow.after_mode(state)
+
+
+def on_mode(state: FortState, p: int, m: int, kind: int) -> None:
+    state.ctx[C_MODE] = m
+    flow.after_mode(state)
+
+
+def on_add_card(state: FortState, p: int, c: int, kind: int) -> None:
+    state.mark[c] = 1
+    if state.zone[c] == HAND:
+        state.zone[c] = IN_PLAY
+    for s in state.game.suit_lists[c]:
+        if s != COIN:
+            state.play_suits[s] += 1
+    if state.game.has_coin[c]:
+        state.ctx[C_PENDING_COIN] = c
+        state.ctx[C_STAGE] = ST_ADD_COIN
+        base.set_decision(state, K.ADD_COIN, p)
+
+
+def on_stop_adding(state: FortState, p: int, i: int, kind: int) -> None:
+    flow.start_action(state, 0)
+
+
+def on_resource(state: FortState, p: int, r: int, kind: int) -> None:
+    state.ctx[C_RES_CHOICE] = r
+    program.run_program(state)
+
+
+def on_pack_from(state: FortState, p: int, i: int, kind: int) -> None:
+    r, supply = A.PACK_OPTIONS[i]
+    if not supply:
+        state.players[p, P_STUFF_P + r] -= 1
+    state.players[p, P_PACK_P + r] += 1
+    program.step_done(state)
+    program.run_program(state)
+
+
+def on_lookout_card(state: FortState, p: int, c: int, kind: int) -> None:
+    if state.zone[c] == PARK:
+        deal.refill_park(state, int(state.pos[c]))
+    state.zone[c] = LOOKOUT
+    state.owner[c] = p
+    program.step_done(state)
+    program.run_program(state)
+
+
+def on_lookout_park_deck(state: FortState, p: int, i: int, kind: int) -> None:
+    on_lookout_card(state, p, deal.top_of_park_deck(state), kind)
+
+
+def on_trash_card(state: FortState, p: int, c: int, kind: int) -> None:
+    state.zone[c] = TRASH
+    program.step_done(state)
+    program.run_program(state)
+
+
+def recruit(state: FortState, p: int, c: int) -> None:
+    if state.zone[c] == PARK:
+        slot = int(state.pos[c])
+        state.zone[c] = DISCARD
+        deal.refill_park(state, slot)
+    else:
+        state.zone[c] = DISCARD
+    state.owner[c] = p
+
+
+def on_recruit_card(state: FortState, p: int, c: int, kind: int) -> None:
+    recruit(state, p, c)
+    after_recruit(state, p, kind)
+
+
+def on_recruit_park_deck(state: FortState, p: int, i: int, kind: int) -> None:
+    recruit(state, p, deal.top_of_park_deck(state))
+    after_recruit(state, p, kind)
+
+
+def after_recruit(state: FortState, p: int, kind: int) -> None:
+    stage = state.ctx[C_STAGE]
+    if stage == ST_RECRUIT:
+        flow.to_birthday(state)
+    elif stage == ST_BIRTHDAY:
+        flow.end_turn(state)
+    else:
+        program.step_done(state)
+        program.run_program(state)
+
+
+def on_pay(state: FortState, p: int, i: int, kind: int) -> None:
+    r, from_pack = A.PAY_OPTIONS[i]
+    state.players[p, (P_PACK_P if from_pack else P_STUFF_P) + r] -= 1
+    fixed = C_PAY_T if r == TOYS else C_PAY_P
+    if state.ctx[fixed] > 0:
+        state.ctx[fixed] -= 1
+    else:
+        state.ctx[C_PAY_E] -= 1
+    if state.ctx[C_PAY_T] + state.ctx[C_PAY_P] + state.ctx[C_PAY_E] == 0:
+        program.level_up(state, p)
+        program.run_program(state)
+
+
+def on_spend_from(state: FortState, p: int, i: int, kind: int) -> None:
+    r, from_pack = A.PAY_OPTIONS[i]
+    state.players[p, (P_PACK_P if from_pack else P_STUFF_P) + r] -= 1
+    program.step_done(state)
+    program.run_program(state)
+
+
+def on_trash_rival_card(state: FortState, p: int, c: int, kind: int) -> None:
+    state.zone[c] = TRASH
+    program.step_done(state)
+    program.run_program(state)
+
+
+def on_copy_rival(state: FortState, p: int, k: int, kind: int) -> None:
+    program.copy_from(state, p, base.rivals(state, p)[k])
+    program.step_done(state)
+    program.run_program(state)
+
+
+def on_convert(state: FortState, p: int, i: int, kind: int) -> None:
+    src, in_pack = A.CONVERT_OPTIONS[i]
+    base = P_PACK_P if in_pack else P_STUFF_P
+    state.players[p, base + src] -= 1
+    state.players[p, base + 1 - src] += 1
+    state.ctx[C_CONVERT_DIR] = src
+    program.step_done(state)
+    program.run_program(state)
+
+
+def on_pick_rule(state: FortState, p: int, i: int, kind: int) -> None:
+    state.rule_loc[i] = p
+    state.ctx[C_REWARD] = 0
+    program.run_program(state)
+
+
+def on_pick_perk(state: FortState, p: int, i: int, kind: int) -> None:
+    state.perk_loc[i] = p
+    state.ctx[C_REWARD] = 0
+    program.run_program(state)
+
+
+def on_follow_card(state: FortState, p: int, c: int, kind: int) -> None:
+    state.zone[c] = FOLLOWED
+    if kind == K.FOLLOW and base.has_perk(state, p, COPY_CAT):
+        state.ctx[C_STAGE] = ST_FOLLOW_SECOND
+        base.set_decision(state, K.FOLLOW_SECOND, p)
+        return
+    flow.start_follow_program(state)
+
+
+def on_pass(state: FortState, p: int, i: int, kind: int) -> None:
+    if kind == K.FOLLOW:
+        flow.next_follower(state, p)
+    elif kind == K.FOLLOW_SECOND:
+        flow.start_follow_program(state)
+    elif kind == K.DO_OVER:
+        flow.to_recruit(state)
+    elif kind == K.BIRTHDAY:
+        flow.end_turn(state)
+    else:
+        raise AssertionError(kind)
+
+
+def on_rough_house(state: FortState, p: int, i: int, kind: int) -> None:
+    state.perk_loc[ROUGH_HOUSING] = USED
+    state.ctx[C_ROUGH] = p
+    flow.next_follower(state, p)
+
+
+def on_do_over(state: FortState, p: int, i: int, kind: int) -> None:
+    state.perk_loc[DO_OVER] = USED
+    flow.to_play(state)
+
+
+def on_draft_card(state: FortState, p: int, c: int, kind: int) -> None:
+    """Advanced setup (p.2): keep one card; when all have kept, pass packs to the left."""
+    state.zone[c] = DRAFT_KEPT
+    n = state.game.num_players
+    first = int(state.ctx[C_FIRST])
+    nxt = (p + 1) % n
+    if nxt != first:
+        base.set_decision(state, K.DRAFT, nxt)
+        return
+    packs = state.cards_in(DRAFT_PACK)
+    state.owner[packs] = (state.owner[packs] + 1) % n  # pass to the left
+    state.ctx[C_DRAFT_ROUND] += 1
+    if state.ctx[C_DRAFT_ROUND] >= STARTING_KIDS:
+        deal.finish_setup(state)
+    else:
+        base.set_decision(state, K.DRAFT, first)
+
+
+Handler = Callable[["FortState", int, int, int], None]
+# Action range (``fort_env.actions.RANGES``) -> its handler, called as
+# ``handler(state, acting seat, index within the range, pending decision kind)``.
+HANDLERS: dict[str, Handler] = {
+    "PLAY_CARD": on_play_card,
+    "SKIP_PLAY": on_skip_play,
+    "USE_DIY": on_use_diy,
+    "RECYCLE": on_recycle,
+    "SUIT": on_suit,
+    "MODE": on_mode,
+    "ADD_CARD": on_add_card,
+    "STOP_ADDING": on_stop_adding,
+    "RESOURCE": on_resource,
+    "PACK_FROM": on_pack_from,
+    "LOOKOUT_CARD": on_lookout_card,
+    "LOOKOUT_PARK_DECK": on_lookout_park_deck,
+    "TRASH_CARD": on_trash_card,
+    "RECRUIT_CARD": on_recruit_card,
+    "RECRUIT_PARK_DECK": on_recruit_park_deck,
+    "PAY": on_pay,
+    "SPEND_FROM": on_spend_from,
+    "TRASH_RIVAL_CARD": on_trash_rival_card,
+    "COPY_RIVAL": on_copy_rival,
+    "CONVERT": on_convert,
+    "PICK_RULE": on_pick_rule,
+    "PICK_PERK": on_pick_perk,
+    "FOLLOW_CARD": on_follow_card,
+    "PASS": on_pass,
+    "ROUGH_HOUSE": on_rough_house,
+    "DO_OVER": on_do_over,
+    "DRAFT_CARD": on_draft_card,
+}
+
+
+def handler_list(layout: A.ActionLayout) -> list[tuple[Handler, int]]:
+    """Per action of ``layout``: ``(handler, index within its range)``, for ``apply``."""
+    missing = {name for name, _ in A.RANGES} - set(HANDLERS)
+    if missing:
+        raise AssertionError(f"action ranges without a handler: {sorted(missing)}")
+    return [(HANDLERS[name], i) for name, i in map(layout.decode, range(layout.num_actions))]

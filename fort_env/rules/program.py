@@ -1,0 +1,315 @@
+"""The action-program interpreter: an action is unrolled into steps ``(verb, arg, req_lo,
+req_hi)`` with its multipliers counted when it starts (docs/rules.md), then carried out step
+by step until one needs a choice ("then" chains and "as far as it goes", p.6-7, p.14).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .. import actions as A
+from ..cards import (
+    ANY_RESOURCE,
+    ATOM,
+    GATHER,
+    MULT_ANY_SUIT,
+    MULT_CONST,
+    MULT_FORT_LEVEL,
+    MULT_LOOKOUT_SIZE,
+    MULT_PACK_SIZE,
+    MULT_SUIT,
+    SPEND,
+    THEN,
+    Effect,
+)
+from ..constants import (
+    IN_STACK,
+    LOOKOUT,
+    MAX_FORT_LEVEL,
+    PIZZA,
+    STUFF_CAPACITY,
+    TOYS,
+)
+from ..stages import (
+    ST_ACTION,
+    ST_FOLLOW_RUN,
+    ST_PROBE,
+    ST_PROBE_DONE,
+)
+from ..state_arrays import (
+    C_CONVERT_DIR,
+    C_COPIED,
+    C_LEADER_RES,
+    C_PAY_E,
+    C_PAY_P,
+    C_PAY_T,
+    C_PC,
+    C_PROG_FAILED,
+    C_PROG_FULL,
+    C_PROG_LEN,
+    C_PROG_OWNER,
+    C_PROG_SIDE,
+    C_RES_CHOICE,
+    C_REWARD,
+    C_SCULPTURE,
+    C_SERIAL,
+    C_STAGE,
+    C_STEP,
+    MAX_STEPS,
+    P_LEVEL,
+    P_PACK_P,
+    P_PACK_T,
+    P_STUFF_P,
+    P_STUFF_T,
+)
+from . import base, flow, verbs
+from .base import FULL, NONE, REWARD_PERK, REWARD_RULE, K, mults
+from .verbs import (
+    VERB_DECISION,
+)
+
+if TYPE_CHECKING:
+    from ..core import FortState
+
+
+# Unrolled programs by (effect tree, multiplier counts): a cache of the pure function
+# ``unroll``. Effect trees are plain tuples, so equal trees share entries whatever card set they
+# come from; the arrays are read-only, shared by every state that runs them. Bounded.
+PROGRAM_CACHE_LIMIT = 50_000
+_program_cache: dict[tuple[Effect | None, tuple[int, ...]], tuple[np.ndarray, int]] = {}
+
+
+def count_for(
+    state: FortState, mult: int, arg: int, p: int, suits: np.ndarray, any_suit: int
+) -> int:
+    if mult == MULT_CONST:
+        return arg
+    if mult == MULT_SUIT:
+        return int(suits[arg])
+    if mult == MULT_ANY_SUIT:
+        return int(suits[any_suit]) if any_suit >= 0 else 0
+    if mult == MULT_FORT_LEVEL:
+        return int(state.players[p, P_LEVEL])
+    if mult == MULT_PACK_SIZE:
+        return int(state.players[p, P_PACK_P] + state.players[p, P_PACK_T])
+    if mult == MULT_LOOKOUT_SIZE:
+        return state.count_in(LOOKOUT, p)
+    raise AssertionError(mult)
+
+
+def load_program(
+    state: FortState,
+    effect: Effect | None,
+    p: int,
+    side: int,
+    full: bool,
+    suits: np.ndarray,
+    any_suit: int,
+) -> None:
+    """Unroll an action into steps ``(verb, arg, req_lo, req_hi)``, counts fixed now.
+
+    Multipliers are evaluated when the action starts (docs/rules.md). A step whose
+    ``req`` range is set happens only if some step of that range was done ("then", p.14).
+    """
+    counts = tuple(count_for(state, m, a, p, suits, any_suit) for m, a in mults(effect))
+    key = (effect, counts)
+    cached = _program_cache.get(key)
+    if cached is None:
+        if len(_program_cache) >= PROGRAM_CACHE_LIMIT:
+            _program_cache.clear()
+        steps = unroll(effect, counts)
+        # padded with zero rows (equal states compare equal after a round trip) and
+        # read-only: states share it, and clone() does not copy it
+        padded = np.zeros((MAX_STEPS, 4), dtype=np.int16)
+        padded[: len(steps)] = steps
+        padded.flags.writeable = False
+        cached = _program_cache[key] = (padded, len(steps))
+    state.prog, n = cached
+    state.done[:] = 0
+    state.ctx[C_PROG_LEN] = n
+    state.ctx[C_PC] = 0
+    state.ctx[C_PROG_FULL] = int(full)
+    state.ctx[C_PROG_OWNER] = p
+    state.ctx[C_PROG_SIDE] = side
+    state.ctx[C_PROG_FAILED] = 0
+    state.ctx[C_RES_CHOICE] = -1
+    state.ctx[C_CONVERT_DIR] = -1
+    state.ctx[C_REWARD] = 0
+    state.ctx[C_COPIED] = 0
+    if full and n == 0:  # a blank (or x 0) action cannot be used fully (p.7 FAQ)
+        state.ctx[C_PROG_FAILED] = 1
+
+
+def unroll(effect: Effect | None, counts: tuple[int, ...]) -> np.ndarray:
+    """The steps of an action given its multipliers' counts (in ``multipliers`` order:
+    pre-order, so every repetition of a nested multiplier reads the same count)."""
+    steps: list[list[int]] = []
+    fixed: dict[int, int] = {}
+    order = iter(counts)
+
+    def assign(node: Effect | None) -> None:  # same walk as cards.multipliers
+        if node is None or node[0] == ATOM:
+            return
+        if node[0] == THEN:
+            assign(node[1])
+            assign(node[2])
+        else:
+            fixed[id(node)] = next(order)
+            assign(node[1])
+
+    assign(effect)
+
+    def count_of(node: Effect) -> int:
+        return fixed[id(node)]
+
+    def emit(node: Effect) -> tuple[int, int]:
+        start = len(steps)
+        if node[0] == ATOM:
+            steps.append([node[1], node[2], -1, -1])
+        elif node[0] == THEN:
+            lo, hi = emit(node[1])
+            r0, r1 = emit(node[2])
+            for st in steps[r0:r1]:
+                if st[2] < 0:
+                    st[2], st[3] = lo, hi
+        else:
+            for _ in range(count_of(node)):
+                emit(node[1])
+        if len(steps) > MAX_STEPS:
+            raise OverflowError(f"an action unrolls to more than {MAX_STEPS} steps")
+        return start, len(steps)
+
+    if effect is not None:
+        emit(effect)
+    return np.array(steps, dtype=np.int16).reshape(-1, 4)
+
+
+def run_program(state: FortState) -> None:
+    """Carry out steps until one needs a choice, or the action ends."""
+    p = int(state.ctx[C_PROG_OWNER])
+    full = bool(state.ctx[C_PROG_FULL])
+    while True:
+        if state.ctx[C_PROG_FAILED]:
+            return
+        if state.ctx[C_REWARD]:
+            base.set_decision(
+                state, K.PICK_RULE if state.ctx[C_REWARD] == REWARD_RULE else K.PICK_PERK, p
+            )
+            return
+        pc = int(state.ctx[C_PC])
+        if pc >= state.ctx[C_PROG_LEN]:
+            program_done(state)
+            return
+        verb, arg, lo, hi = state.prog[pc].tolist()
+        if lo >= 0 and not state.done[lo:hi].any():
+            if full:
+                state.ctx[C_PROG_FAILED] = 1
+                return
+            state.ctx[C_PC] = pc + 1
+            continue
+        status = verbs.atom_status(state, p, verb, arg)
+        if status != FULL and full:
+            state.ctx[C_PROG_FAILED] = 1
+            return
+        if status == NONE:
+            state.ctx[C_PC] = pc + 1  # as far as it goes: skip what cannot be done
+            continue
+        decision = choice_needed(state, p, verb, arg)
+        paying = state.ctx[C_PAY_T] + state.ctx[C_PAY_P] + state.ctx[C_PAY_E] > 0
+        if decision == K.PAY and not paying and start_payment(state, p, arg):
+            continue  # a free step: already levelled up
+        if decision is not None:
+            base.set_decision(state, decision, p)
+            return
+        verbs.do_atom(state, p, verb, arg)
+        step_done(state)
+
+
+def step_done(state: FortState) -> None:
+    pc = int(state.ctx[C_PC])
+    state.done[pc] = 1
+    state.ctx[C_PC] = pc + 1
+
+
+def program_done(state: FortState) -> None:
+    stage = state.ctx[C_STAGE]
+    if stage == ST_ACTION:
+        if state.ctx[C_PROG_SIDE] == A.PUBLIC:
+            state.ctx[C_LEADER_RES] = state.ctx[C_RES_CHOICE]
+        flow.start_action(state, int(state.ctx[C_STEP]) + 1)
+    elif stage == ST_FOLLOW_RUN:
+        flow.end_follow(state)
+    elif stage == ST_PROBE:
+        state.ctx[C_STAGE] = ST_PROBE_DONE
+        state.ctx[C_SERIAL] += 1
+    else:
+        raise AssertionError(f"program ended in stage {stage}")
+
+
+def choice_needed(state: FortState, p: int, verb: int, arg: int) -> int | None:
+    if verb in (GATHER, SPEND) and arg == ANY_RESOURCE and state.ctx[C_RES_CHOICE] < 0:
+        return K.RESOURCE
+    if verb == SPEND:
+        return K.SPEND
+    return VERB_DECISION.get(verb)
+
+
+def resource_of(state: FortState, arg: int) -> int:
+    return int(state.ctx[C_RES_CHOICE]) if arg == ANY_RESOURCE else arg
+
+
+def cost(state: FortState, p: int, modifier: int) -> tuple[int, int, int]:
+    step = state.game.fort_steps[int(state.players[p, P_LEVEL])]
+    t, z, e = step.toys, step.pizza, step.either + modifier
+    if e < 0:  # -1 on a step with no "either" unit: one toy less, else one pizza less
+        e = 0
+        if t > 0:
+            t -= 1
+        elif z > 0:
+            z -= 1
+    return t, z, e
+
+
+def payable(state: FortState, p: int, t: int, z: int, e: int) -> bool:
+    pl = state.players[p]
+    toys = int(pl[P_STUFF_T] + pl[P_PACK_T])
+    pizza = int(pl[P_STUFF_P] + pl[P_PACK_P])
+    return toys >= t and pizza >= z and toys + pizza >= t + z + e
+
+
+def start_payment(state: FortState, p: int, modifier: int) -> bool:
+    """Set the cost to pay; True if it is free (then the level is gained at once)."""
+    t, z, e = cost(state, p, modifier)
+    state.ctx[C_PAY_T], state.ctx[C_PAY_P], state.ctx[C_PAY_E] = t, z, e
+    if t + z + e == 0:
+        level_up(state, p)
+        return True
+    return False
+
+
+def level_up(state: FortState, p: int) -> None:
+    """Go up one Fort Level and take its reward (p.10)."""
+    state.players[p, P_LEVEL] += 1
+    level = int(state.players[p, P_LEVEL])
+    if level == 1 and (state.rule_loc == IN_STACK).any() and not (state.rule_loc == p).any():
+        state.ctx[C_REWARD] = REWARD_RULE
+    elif level == 2 and (state.perk_loc == IN_STACK).any():
+        state.ctx[C_REWARD] = REWARD_PERK
+    elif level == MAX_FORT_LEVEL and state.ctx[C_SCULPTURE] < 0:
+        state.ctx[C_SCULPTURE] = p
+    step_done(state)
+
+
+def gain(state: FortState, p: int, r: int, n: int) -> None:
+    col = P_STUFF_P + r
+    state.players[p, col] = min(STUFF_CAPACITY, int(state.players[p, col]) + n)
+
+
+def copy_from(state: FortState, p: int, source: int) -> None:
+    status = verbs.copy_status(state, p, source)
+    gain(state, p, PIZZA, int(state.players[source, P_PACK_P]))
+    gain(state, p, TOYS, int(state.players[source, P_PACK_T]))
+    if status != FULL and state.ctx[C_PROG_FULL]:
+        state.ctx[C_PROG_FAILED] = 1
