@@ -36,7 +36,6 @@ from fort_env import FortGame, FortState
 from fort_env.constants import HAND, PARK, PLAIN_SUITS, SUITS, YARD
 from fort_env.decisions import DecisionKind as K
 from fort_env.scoring import owned_cards
-from fort_env.state_arrays import C_DECISION
 
 from .tournament import TRIGGERS, GameRecord, run_tournament
 
@@ -61,7 +60,7 @@ class CardStats:
 
     def before(self, state: FortState, seat: int, action: int) -> None:
         a = self._init(state.game)
-        kind = int(state.ctx[C_DECISION])
+        kind = state.decision_kind
         name, i = state.game.layout.decode(action)
         zone, owner = state.zone, state.owner
         if kind == K.PLAY:

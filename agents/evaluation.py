@@ -43,16 +43,6 @@ import numpy as np
 from fort_env import FortState
 from fort_env.constants import LOOKOUT, MACARONI_POINTS, MAX_FORT_LEVEL
 from fort_env.scoring import OWNED_ZONES, made_up_rule_points
-from fort_env.state_arrays import (
-    C_END,
-    C_SCULPTURE,
-    P_LEVEL,
-    P_PACK_P,
-    P_PACK_T,
-    P_SCORE,
-    P_STUFF_P,
-    P_STUFF_T,
-)  # fmt: skip
 
 __all__ = [
     "FITTED",
@@ -100,11 +90,10 @@ WEIGHTS = {"fitted": FITTED, "hand": HAND_MADE}  # by name, for agent specs (eva
 
 
 def _estimate(state: FortState, p: int, w: Weights) -> float:
-    pl = state.players[p]
-    level = int(pl[P_LEVEL])
-    v = float(pl[P_SCORE]) + w.level_value[level]
-    toys = int(pl[P_STUFF_T] + pl[P_PACK_T])
-    pizza = int(pl[P_STUFF_P] + pl[P_PACK_P])
+    level = state.fort_level(p)
+    v = float(state.score(p)) + w.level_value[level]
+    (stuff_p, stuff_t), (pack_p, pack_t) = state.stuff(p), state.pack(p)
+    toys, pizza = stuff_t + pack_t, stuff_p + pack_p
     if level < MAX_FORT_LEVEL:
         step = state.game.fort_steps[level]
         use_t, use_p = min(toys, step.toys), min(pizza, step.pizza)
@@ -115,7 +104,7 @@ def _estimate(state: FortState, p: int, w: Weights) -> float:
     v += w.useful * useful + w.surplus * (toys + pizza - useful)
     mine = state.owner == p
     if w.pack:
-        v += w.pack * int(pl[P_PACK_P] + pl[P_PACK_T])
+        v += w.pack * (pack_p + pack_t)
     if w.lookout:
         v += w.lookout * int(np.count_nonzero((state.zone == LOOKOUT) & mine))
     if w.cards:
@@ -124,7 +113,7 @@ def _estimate(state: FortState, p: int, w: Weights) -> float:
     if w.perks:
         v += w.perks * int(np.count_nonzero(state.perk_loc == p))
     v += w.rule * made_up_rule_points(state, p)
-    if state.ctx[C_SCULPTURE] == p:
+    if state.macaroni_holder == p:
         v += MACARONI_POINTS
     return v
 
@@ -132,7 +121,7 @@ def _estimate(state: FortState, p: int, w: Weights) -> float:
 def values(state: FortState, w: Weights = FITTED) -> list[float]:
     """:func:`seat_value` of every seat."""
     n = state.game.num_players
-    if state.ctx[C_END]:
+    if state.end_triggered:
         rows = state.score_breakdown()
         return [rows[p]["total"] + 0.1 * _estimate(state, p, w) for p in range(n)]
     return [_estimate(state, p, w) for p in range(n)]

@@ -22,18 +22,6 @@ from fort_env import FortGame, FortState
 from fort_env.constants import LOOKOUT, MAX_FORT_LEVEL
 from fort_env.decisions import DecisionKind
 from fort_env.scoring import made_up_rule_points, owned_cards
-from fort_env.state_arrays import (
-    C_DECISION,
-    C_END,
-    C_PLAYS,
-    C_SCULPTURE,
-    P_LEVEL,
-    P_PACK_P,
-    P_PACK_T,
-    P_SCORE,
-    P_STUFF_P,
-    P_STUFF_T,
-)
 
 FEATURES = (
     "track", "level_points", "level", "useful", "surplus", "pack", "lookout", "rule",
@@ -45,9 +33,9 @@ PAIRS = (("builder", "builder"), ("opportunist", "opportunist"), ("builder", "op
 
 def features(state: FortState, p: int) -> list[float]:
     """The features of seat ``p`` (:data:`FEATURES`)."""
-    pl = state.players[p]
-    level = int(pl[P_LEVEL])
-    toys, pizza = int(pl[P_STUFF_T] + pl[P_PACK_T]), int(pl[P_STUFF_P] + pl[P_PACK_P])
+    level = state.fort_level(p)
+    (stuff_p, stuff_t), (pack_p, pack_t) = state.stuff(p), state.pack(p)
+    toys, pizza = stuff_t + pack_t, stuff_p + pack_p
     useful = 0
     if level < MAX_FORT_LEVEL:
         step = state.game.fort_steps[level]
@@ -55,9 +43,9 @@ def features(state: FortState, p: int) -> list[float]:
         useful = use_t + use_p + min(toys - use_t + pizza - use_p, step.either)
     lookout = int(((state.zone == LOOKOUT) & (state.owner == p)).sum())
     return [
-        float(pl[P_SCORE]), state.game.level_points[level], level, useful, toys + pizza - useful,
-        int(pl[P_PACK_P] + pl[P_PACK_T]), lookout, made_up_rule_points(state, p),
-        float(state.ctx[C_SCULPTURE] == p), len(owned_cards(state, p)),
+        float(state.score(p)), state.game.level_points[level], level, useful,
+        toys + pizza - useful, pack_p + pack_t, lookout, made_up_rule_points(state, p),
+        float(state.macaroni_holder == p), len(owned_cards(state, p)),
         int((state.perk_loc == p).sum()), *(float(level >= k) for k in range(1, 5)),
     ]  # fmt: skip
 
@@ -69,8 +57,8 @@ class _TurnStarts:
         self.rows: list[list[list[float]]] = []
 
     def before(self, state: FortState, seat: int, action: int) -> None:
-        start = state.ctx[C_DECISION] == DecisionKind.PLAY and state.ctx[C_PLAYS] == 0
-        if start and not state.ctx[C_END]:
+        start = state.decision_kind == DecisionKind.PLAY and state.plays_this_turn == 0
+        if start and not state.end_triggered:
             self.rows.append([features(state, q) for q in range(state.game.num_players)])
 
     def after(self, state: FortState, seat: int, action: int) -> None:

@@ -21,7 +21,6 @@ import numpy as np
 
 from fort_env import FortState
 from fort_env.decisions import DecisionKind as K
-from fort_env.state_arrays import C_DECISION, C_LEADER
 
 from .base import BaseAgent, MissingInfoError, legal_from
 from .evaluation import WEIGHTS, evaluate
@@ -50,9 +49,9 @@ class HeuristicPolicy:
 
 def play_is_over(state: FortState, leader: int) -> bool:
     """The leader's play and its follows are done (Recruit phase, next turn, or game over)."""
-    if state.is_terminal() or int(state.ctx[C_LEADER]) != leader:
+    if state.is_terminal() or state.leader != leader:
         return True
-    return int(state.ctx[C_DECISION]) in (K.RECRUIT, K.BIRTHDAY)
+    return state.decision_kind in (K.RECRUIT, K.BIRTHDAY)
 
 
 class GreedyAgent(BaseAgent):
@@ -97,7 +96,7 @@ class GreedyAgent(BaseAgent):
         totals = np.zeros(len(legal))
         for _ in range(self.samples):
             root = determinize(self.rng)
-            leader = int(root.ctx[C_LEADER])
+            leader = root.leader
             for k, a in enumerate(legal):
                 s = root.clone()
                 s.apply_action(a)

@@ -38,7 +38,6 @@ import numpy as np
 
 from fort_env import FortState
 from fort_env.decisions import DecisionKind as K
-from fort_env.state_arrays import C_DECISION, C_LEADER
 
 from .base import BaseAgent, MissingInfoError, legal_from
 from .evaluation import WEIGHTS, evaluate_all
@@ -168,14 +167,14 @@ class ISMCTSAgent(BaseAgent):
         path = [root]
         node = root
         ends_left = 1 + self.extra_turns
-        leader = int(state.ctx[C_LEADER])
+        leader = state.leader
         # a decision on a rival's turn (following): wait for the end of my next turn too
         waiting_for_my_turn = leader != seat
         in_tree = True
         steps = 0
         while not state.is_terminal() and steps < MAX_ROLLOUT:
             legal = state.legal_actions()
-            kind = int(state.ctx[C_DECISION])
+            kind = state.decision_kind
             if in_tree and len(legal) > 1 and kind in self.tree_kinds:
                 player = state.current_player()
                 untried = [a for a in legal if a not in node.children]
@@ -202,7 +201,7 @@ class ISMCTSAgent(BaseAgent):
                 a = legal[0] if len(legal) == 1 else self._default(state, legal)
             state.apply_action(a)
             steps += 1
-            new_leader = int(state.ctx[C_LEADER])
+            new_leader = state.leader
             if new_leader != leader:  # a turn ended
                 if waiting_for_my_turn:
                     if leader == seat:

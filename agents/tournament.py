@@ -78,7 +78,6 @@ import numpy as np
 
 from fort_env import FortGame, FortState
 from fort_env.constants import MAX_FORT_LEVEL, PARK_DECK, SCORE_TRIGGER
-from fort_env.state_arrays import C_END, P_LEVEL, P_SCORE, P_TURNS
 
 from .base import Agent, LazyObservation
 from .view import SeatView
@@ -135,9 +134,9 @@ def _ranks(totals: list[int], levels: list[int]) -> list[int]:
 
 def _triggers(state: FortState) -> list[str]:
     out = []
-    if np.any(state.players[:, P_SCORE] >= SCORE_TRIGGER):
+    if np.any(state.scores() >= SCORE_TRIGGER):
         out.append("score_25")
-    if np.any(state.players[:, P_LEVEL] >= MAX_FORT_LEVEL):
+    if np.any(state.fort_levels() >= MAX_FORT_LEVEL):
         out.append("fort_level_5")
     if not np.any(state.zone == PARK_DECK):
         out.append("park_deck_empty")
@@ -234,11 +233,11 @@ def play_game(
         if observer is not None:
             observer.after(state, seat, action)
         decisions += 1
-        if not triggers and state.ctx[C_END]:
+        if not triggers and state.end_triggered:
             triggers = _triggers(state)
     rows = state.score_breakdown()
     totals = [r["total"] for r in rows]
-    levels = [int(x) for x in state.players[:, P_LEVEL]]
+    levels = [int(x) for x in state.fort_levels()]
     record = GameRecord(
         index=index,
         seating=list(range(n)),
@@ -248,7 +247,7 @@ def play_game(
         ranks=_ranks(totals, levels),
         levels=levels,
         decisions=decisions,
-        rounds=int(state.players[first_player, P_TURNS]),
+        rounds=state.turns_taken(first_player),
         triggers=triggers,
         think=think,
         decisions_by_seat=counts,

@@ -47,32 +47,9 @@ from fort_env.constants import (
     ZONES,
 )  # fmt: skip
 from fort_env.decisions import DecisionKind
-from fort_env.stages import ST_ACTION, ST_FOLLOW_RUN
-from fort_env.state_arrays import (
-    C_ACTOR,
-    C_DECISION,
-    C_END,
-    C_LEADER,
-    C_LEADER_RES,
-    C_PAY_E,
-    C_PAY_P,
-    C_PAY_T,
-    C_PLAYED,
-    C_PROG_SIDE,
-    C_RES_CHOICE,
-    C_SCULPTURE,
-    C_STAGE,
-    P_LEVEL,
-    P_PACK_P,
-    P_PACK_T,
-    P_SCORE,
-    P_STUFF_P,
-    P_STUFF_T,
-)  # fmt: skip
 
 __all__ = ["SeatView"]
 
-_RUNNING = (ST_ACTION, ST_FOLLOW_RUN)  # stages in which an action is being resolved
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -206,7 +183,6 @@ class SeatView:
         """The view of absolute seat ``seat`` of ``state``: only what its observation shows."""
         g = state.game
         n = g.num_players
-        ctx = state.ctx
         order = [(seat + r) % n for r in range(n)]  # relative -> absolute
         # Cards grouped by (zone, owner) in one stable sort: each group is ascending card ids.
         key = state.zone.astype(np.int64) * _OWNER_SLOTS + state.owner + 1
@@ -226,19 +202,17 @@ class SeatView:
             cards = group(LOOKOUT, q)
             if len(cards):
                 look[r] = g.suit_counts[cards].sum(axis=0)
-        pl = state.players[order].astype(np.int64)
         held = np.flatnonzero(state.rule_loc == seat)
-        kind = int(ctx[C_DECISION])
-        picking = kind == DecisionKind.PICK_RULE and int(ctx[C_ACTOR]) == seat
-        played = int(ctx[C_PLAYED])
-        sculpture = int(ctx[C_SCULPTURE])
+        kind = state.decision_kind
+        picking = kind == DecisionKind.PICK_RULE and state.actor == seat
+        played = state.played_card
         terminal = state.is_terminal()
         return cls(
             game=g,
             num_players=n,
             kind=kind,
-            actor=0 if terminal else (int(ctx[C_ACTOR]) - seat) % n,
-            leader=(int(ctx[C_LEADER]) - seat) % n,
+            actor=0 if terminal else (state.actor - seat) % n,
+            leader=(state.leader - seat) % n,
             hand=my(HAND),
             deck=my(DECK),
             discard=my(DISCARD),
@@ -249,9 +223,9 @@ class SeatView:
             park_deck_size=len(group(PARK_DECK, -1)),
             rival_yards=rival_yards,
             rival_lookout_suits=look,
-            resources=pl[:, [P_STUFF_P, P_STUFF_T, P_PACK_P, P_PACK_T]],
-            levels=pl[:, P_LEVEL],
-            scores=pl[:, P_SCORE],
+            resources=state.resources()[order],
+            levels=state.fort_levels()[order],
+            scores=state.scores()[order],
             perks=np.stack([state.perk_loc == q for q in order]),
             perk_row=state.perk_loc == IN_STACK,
             my_rule=int(held[0]) if len(held) else -1,
@@ -259,13 +233,13 @@ class SeatView:
             if picking
             else np.zeros(len(state.rule_loc), bool),
             played_card=played if played >= 0 else -1,
-            running_side=int(ctx[C_PROG_SIDE]) if int(ctx[C_STAGE]) in _RUNNING else -1,
+            running_side=state.running_side,
             play_suits=state.play_suits.astype(np.int64),
-            leader_resource=int(ctx[C_LEADER_RES]),
-            resource_choice=int(ctx[C_RES_CHOICE]),
-            cost_to_pay=(int(ctx[C_PAY_T]), int(ctx[C_PAY_P]), int(ctx[C_PAY_E])),
-            sculpture_free=sculpture < 0,
-            end_triggered=bool(ctx[C_END]),
+            leader_resource=state.leader_resource,
+            resource_choice=state.resource_choice,
+            cost_to_pay=state.cost_to_pay,
+            sculpture_free=state.macaroni_holder < 0,
+            end_triggered=state.end_triggered,
         )
 
     # ------------------------------------------------------------------ derived facts

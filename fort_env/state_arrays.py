@@ -24,11 +24,13 @@ import numpy as np
 from .cards import MAX_ACTION_STEPS
 from .constants import IN_BOX, IN_STACK, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
 from .errors import StateError
+from .stages import ST_ACTION, ST_FOLLOW_RUN
 
 if TYPE_CHECKING:
     from .game import GameFacts
 
 STATE_VERSION = 1
+_RUNNING_STAGES = (ST_ACTION, ST_FOLLOW_RUN)  # stages in which an action is being carried out
 MAX_STEPS = MAX_ACTION_STEPS  # longest unrolled action; card data is checked at load (cards.py)
 
 # Scalar context: a list of ints, each within int64. Names are the keys of to_dict()["ctx"].
@@ -201,6 +203,44 @@ class StateArrays:
     def perks_available(self) -> list[int]:
         """Perk indices still in the face-up row (p.2 step 7)."""
         return [int(i) for i in (self.perk_loc == IN_STACK).nonzero()[0]]
+
+    def fort_levels(self) -> np.ndarray:
+        """Every seat's Fort Level: int64 array, shape ``(num_players,)``."""
+        return self.players[:, P_LEVEL].astype(np.int64)
+
+    def scores(self) -> np.ndarray:
+        """Every seat's score-track points: int64 array, shape ``(num_players,)``."""
+        return self.players[:, P_SCORE].astype(np.int64)
+
+    def resources(self) -> np.ndarray:
+        """Every seat's resources: int64 array, shape ``(num_players, 4)``, columns Stuff
+        pizza, Stuff toys, Pack pizza, Pack toys."""
+        return self.players[:, [P_STUFF_P, P_STUFF_T, P_PACK_P, P_PACK_T]].astype(np.int64)
+
+    @property
+    def plays_this_turn(self) -> int:
+        """Cards (or DIY) the leader has played this turn: 0, 1, or 2 with Do-Over."""
+        return int(self.ctx[C_PLAYS])
+
+    @property
+    def running_side(self) -> int:
+        """The side (``actions.PUBLIC``/``PRIVATE``) of the action being carried out, or -1."""
+        return int(self.ctx[C_PROG_SIDE]) if self.ctx[C_STAGE] in _RUNNING_STAGES else -1
+
+    @property
+    def leader_resource(self) -> int:
+        """The resource the leader chose for an "any resource" step (followers take it), -1."""
+        return int(self.ctx[C_LEADER_RES])
+
+    @property
+    def resource_choice(self) -> int:
+        """The resource chosen for the running action's "any resource" steps, or -1."""
+        return int(self.ctx[C_RES_CHOICE])
+
+    @property
+    def cost_to_pay(self) -> tuple[int, int, int]:
+        """``(toys, pizza, either)`` left to pay for the Fort Level being bought (p.10)."""
+        return int(self.ctx[C_PAY_T]), int(self.ctx[C_PAY_P]), int(self.ctx[C_PAY_E])
 
     @property
     def leader(self) -> int:
