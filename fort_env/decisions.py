@@ -1,6 +1,6 @@
 """Decision kinds: every pending choice is one of these, recorded in the state (no callbacks).
 
-A Fort turn is many small decisions (DESIGN.md "Decisions"); each is one turn of one agent in
+A Fort turn is many small decisions (docs/DESIGN.md, "Decisions"); each is one turn of one agent in
 the AEC loop, with its own mask over the flat action space (``actions.py``).
 """
 

@@ -1,4 +1,4 @@
-"""One player's view as a flat float32 tensor with named slices (DESIGN.md "Observation").
+"""One player's view as a flat float32 tensor with named slices (docs/DESIGN.md, "Observation").
 
 Seat-relative: slot 0 is the observer, slots 1..3 the rivals in turn order (left first);
 absent seats are zeros. Only what the observer may see is written: rivals' hands and decks as

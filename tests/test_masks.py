@@ -1,5 +1,5 @@
 """Exact masks: the fast masks agree with exhaustive enumeration; no dead ends; refusals
-leave the state unchanged (DESIGN.md "Masks are exact and have no dead ends")."""
+leave the state unchanged (docs/DESIGN.md, "Masks")."""
 
 from __future__ import annotations
 
