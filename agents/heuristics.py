@@ -141,6 +141,7 @@ class HeuristicAgent(BaseAgent):
             K.COPY_RIVAL: self._copy_rival, K.CONVERT: self._convert,
             K.PICK_RULE: self._pick_rule, K.PICK_PERK: self._pick_perk, K.FOLLOW: self._follow,
             K.FOLLOW_SECOND: self._follow, K.DO_OVER: self._do_over, K.DRAFT: self._draft,
+            K.ROUGH_HOUSING: self._follow,
         }  # fmt: skip
 
     # ------------------------------------------------------------------ protocol

@@ -55,6 +55,7 @@ DEFAULT_TREE_KINDS = frozenset(
         K.RESOURCE,
         K.FOLLOW,
         K.FOLLOW_SECOND,
+        K.ROUGH_HOUSING,
         K.DO_OVER,
         K.PICK_PERK,
         K.COPY_RIVAL,

@@ -33,11 +33,13 @@ class DecisionKind(IntEnum):
     CONVERT = 16  # direction and place of a conversion [p.13]
     PICK_RULE = 17  # made-up rule at Fort Level 1 [p.10]
     PICK_PERK = 18  # perk at Fort Level 2 [p.10]
-    FOLLOW = 19  # follow the leader's public action, pass, or Rough Housing [p.8, p.16]
+    FOLLOW = 19  # follow the leader's public action, or pass [p.8]
     FOLLOW_SECOND = 20  # Copy Cat: a second card to follow with, or stop [p.16]
     DO_OVER = 21  # use Do-Over to play a second card, or pass [p.16]
     BIRTHDAY = 22  # Birthday Party: an extra recruit, or pass [p.16]
     TERMINAL = 23  # the game is over
+    # Rough Housing, once every other rival has followed or passed [p.16; docs/rules.md R16]
+    ROUGH_HOUSING = 24
 
 
 @dataclass(frozen=True)

@@ -370,8 +370,8 @@ _SEAT = -99  # marks an upper bound of "the last seat"
 # Ranges of the ctx fields that name seats, kinds or stages (others: any int64).
 _CTX_RANGES: dict[str, tuple[int, int]] = {
     "first_player": (0, _SEAT), "leader": (0, _SEAT), "actor": (-4, _SEAT),
-    "follower": (-1, _SEAT), "program_owner": (-1, _SEAT), "rough_housing": (-1, _SEAT),
-    "sculpture": (-1, _SEAT), "decision": (0, 23), "stage": (0, 16), "mode": (-1, 5),
+    "follower": (-1, _SEAT), "program_owner": (-1, _SEAT), "rough_housing": (-2, _SEAT),
+    "sculpture": (-1, _SEAT), "decision": (0, 24), "stage": (0, 17), "mode": (-1, 5),
     "played_card": (-1, 32767), "pending_coin": (-1, 32767), "seed": (0, 2**62),
     "shuffles": (0, 2**62), "program_length": (0, MAX_STEPS), "pc": (0, MAX_STEPS),
     "end_triggered": (0, 1), "program_full": (0, 1), "program_failed": (0, 1),

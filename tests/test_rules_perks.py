@@ -294,36 +294,85 @@ def test_recycled_card_can_be_added():
 # ================================================================ Rough Housing
 
 
-def test_rough_housing_trashes_the_leaders_card_after_the_other_rivals():
+def test_rough_housing_is_decided_after_every_other_rival_has_followed():
+    """R16 (p.16): "after each other rival player has followed or chosen not to": the holder
+    (seat 1) is asked to follow in turn order as usual, and decides on Rough Housing only once
+    seat 2 has followed, seeing it."""
     s = build(3, hands={0: ["Bug"], 1: ["Rusty"], 2: ["Kitty", "Scout"]},
               perks={1: ["Rough Housing"]})  # fmt: skip
     act(s, "play Bug", "use public (fully)", "stop adding")
-    assert legal(s) == ["follow with Rusty [shovel]", "pass", "use Rough Housing"]
-    act(s, "use Rough Housing")
-    assert perk_loc(s, "Rough Housing") == -3
-    bug = card_id(s, "Bug")
-    assert zone_of(s, bug) == ("in_play", 0)  # not yet: seat 2 still follows
+    assert s.current_player() == 1 and kind(s) == "FOLLOW"
+    assert legal(s) == ["follow with Rusty [shovel]", "pass"]  # no Rough Housing here yet
+    act(s, "pass")
     assert s.current_player() == 2 and kind(s) == "FOLLOW"
     act(s, "follow with Scout")
     assert player(s, 2)["stuff_pizza"] == 1
+    bug = card_id(s, "Bug")
+    assert zone_of(s, bug) == ("in_play", 0)
+    assert s.current_player() == 1 and kind(s) == "ROUGH_HOUSING"
+    assert legal(s) == ["pass", "use Rough Housing"]
+    act(s, "use Rough Housing")
+    assert perk_loc(s, "Rough Housing") == -3
     assert zone_of(s, bug)[0] == "trash"
     assert player(s, 0)["stuff_pizza"] == 1  # the leader's resolved action stands
     assert player(s, 1)["stuff_pizza"] == 0  # Rough Housing is instead of following
     assert names(s, "hand", 1) == ["Rusty"]
 
 
+def test_rough_housing_holder_who_passes_keeps_the_perk():
+    s = build(3, hands={0: ["Bug"], 1: ["Rusty"], 2: ["Kitty"]}, perks={1: ["Rough Housing"]})
+    act(s, "play Bug", "use public (fully)", "stop adding", "pass", "pass")
+    assert kind(s) == "ROUGH_HOUSING" and s.current_player() == 1
+    act(s, "pass")
+    assert perk_loc(s, "Rough Housing") == 1
+    assert zone_of(s, card_id(s, "Bug"))[0] != "trash"
+    assert s.current_player() == 0  # the turn goes on to the leader's Recruit phase
+
+
+def test_rough_housing_is_not_offered_to_a_holder_who_followed():
+    """ "Instead of following": following the card gives up Rough Housing for it."""
+    s = build(3, hands={0: ["Bug"], 1: ["Rusty", "Kitty"], 2: ["Kitty"]},
+              perks={1: ["Rough Housing"]})  # fmt: skip
+    act(s, "play Bug", "use public (fully)", "stop adding", "follow with Rusty [shovel]")
+    assert s.current_player() == 2 and kind(s) == "FOLLOW"
+    act(s, "pass")
+    assert kind(s) != "ROUGH_HOUSING" and s.current_player() == 0
+    assert perk_loc(s, "Rough Housing") == 1
+
+
+def test_rough_housing_holder_last_in_turn_order():
+    """In two players the holder is the only rival: asked to follow, then Rough Housing."""
+    s = build(2, hands={0: ["Bug"], 1: ["Rusty"]}, perks={1: ["Rough Housing"]})
+    act(s, "play Bug", "use public (fully)", "stop adding")
+    assert legal(s) == ["follow with Rusty [shovel]", "pass"]
+    act(s, "pass")
+    assert kind(s) == "ROUGH_HOUSING"
+    act(s, "use Rough Housing")
+    assert names(s, "trash") == ["Bug"]
+
+
 def test_rough_housing_not_offered_without_the_perk():
     s = build(2, hands={0: ["Bug"], 1: ["Rusty"]})
     act(s, "play Bug", "use public (fully)", "stop adding")
     assert legal(s) == ["follow with Rusty [shovel]", "pass"]
+    act(s, "pass")
+    assert kind(s) != "ROUGH_HOUSING"
 
 
 def test_rough_housing_with_nothing_to_follow():
     s = build(2, hands={0: ["Bug"], 1: ["Kitty"]}, perks={1: ["Rough Housing"]})
     act(s, "play Bug", "use public (fully)", "stop adding")
+    assert legal(s) == ["pass"]
+    act(s, "pass")
     assert legal(s) == ["pass", "use Rough Housing"]
     act(s, "use Rough Housing")
     assert names(s, "trash") == ["Bug"]
+
+
+def test_rough_housing_not_offered_to_its_holder_as_leader():
+    s = build(2, hands={0: ["Bug"], 1: ["Kitty"]}, perks={0: ["Rough Housing"]})
+    act(s, "play Bug", "use public (fully)", "stop adding", "pass")
+    assert kind(s) != "ROUGH_HOUSING" and s.current_player() == 0
 
 
 # ================================================================ Sticky Fingers

@@ -22,6 +22,7 @@ from ..constants import (
     NUM_SUITS,
     PARK,
     PARK_DECK,
+    ROUGH_HOUSING,
     SCORE_TRIGGER,
     TERMINAL_PLAYER,
     TRASH,
@@ -39,6 +40,7 @@ from ..stages import (
     ST_OVER,
     ST_PLAY,
     ST_RECRUIT,
+    ST_ROUGH_HOUSING,
 )
 from ..state_arrays import (
     C_ANY_PRIV,
@@ -156,6 +158,14 @@ def next_follower(state: FortState, after: int) -> None:
     nxt = (after + 1) % n
     if nxt == leader:
         state.ctx[C_FOLLOWER] = -1
+        # Rough Housing: "instead of following ..., and after each other rival player has
+        # followed or chosen not to" (p.16): its holder, if a rival who did not follow
+        # (C_ROUGH -2 marks one who did), decides now, having seen every follow (R16).
+        owner = int(state.perk_loc[ROUGH_HOUSING])
+        if owner >= 0 and owner != leader and state.ctx[C_ROUGH] == -1:
+            state.ctx[C_STAGE] = ST_ROUGH_HOUSING
+            base.set_decision(state, K.ROUGH_HOUSING, owner)
+            return
         after_follow(state)
         return
     state.ctx[C_FOLLOWER] = nxt

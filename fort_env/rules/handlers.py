@@ -273,6 +273,8 @@ def on_pick_perk(state: FortState, p: int, i: int, kind: int) -> None:
 
 def on_follow_card(state: FortState, p: int, c: int, kind: int) -> None:
     state.zone[c] = FOLLOWED
+    if base.has_perk(state, p, ROUGH_HOUSING):
+        state.ctx[C_ROUGH] = -2  # Rough Housing is instead of following (p.16)
     if kind == K.FOLLOW and base.has_perk(state, p, COPY_CAT):
         state.ctx[C_STAGE] = ST_FOLLOW_SECOND
         base.set_decision(state, K.FOLLOW_SECOND, p)
@@ -289,6 +291,8 @@ def on_pass(state: FortState, p: int, i: int, kind: int) -> None:
         flow.to_recruit(state)
     elif kind == K.BIRTHDAY:
         flow.end_turn(state)
+    elif kind == K.ROUGH_HOUSING:
+        flow.after_follow(state)  # the perk is kept
     else:
         raise AssertionError(kind)
 
@@ -296,7 +300,7 @@ def on_pass(state: FortState, p: int, i: int, kind: int) -> None:
 def on_rough_house(state: FortState, p: int, i: int, kind: int) -> None:
     state.perk_loc[ROUGH_HOUSING] = USED
     state.ctx[C_ROUGH] = p
-    flow.next_follower(state, p)
+    flow.after_follow(state)  # every other rival has followed or passed (R16)
 
 
 def on_do_over(state: FortState, p: int, i: int, kind: int) -> None:

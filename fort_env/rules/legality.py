@@ -27,7 +27,6 @@ from ..constants import (
     PARK_DECK,
     PIZZA,
     RECYCLING,
-    ROUGH_HOUSING,
     STICKY_FINGERS,
     STUFF_CAPACITY,
     TOYS,
@@ -48,7 +47,6 @@ from ..state_arrays import (
     C_PENDING_COIN,
     C_PLAYED,
     C_PLAYS,
-    C_ROUGH,
     C_SERIAL,
     P_LEVEL,
     P_PACK_P,
@@ -173,20 +171,14 @@ def raw_legal(state: FortState) -> list[int]:
         out += [L.PICK_RULE + int(i) for i in (state.rule_loc == IN_STACK).nonzero()[0]]
     elif kind == K.PICK_PERK:
         out += [L.PICK_PERK + int(i) for i in (state.perk_loc == IN_STACK).nonzero()[0]]
-    elif kind == K.FOLLOW:
+    elif kind == K.FOLLOW or kind == K.FOLLOW_SECOND:
         match = set(flow.leader_suits(state))
         for c in state.cards_in(HAND, p):
             if any(s == COIN or s in match for s in g.suit_lists[c]):
                 out.append(L.FOLLOW_CARD + int(c))
         out.append(L.PASS)
-        if base.has_perk(state, p, ROUGH_HOUSING) and state.ctx[C_ROUGH] < 0:
-            out.append(L.ROUGH_HOUSE)
-    elif kind == K.FOLLOW_SECOND:
-        match = set(flow.leader_suits(state))
-        for c in state.cards_in(HAND, p):
-            if any(s == COIN or s in match for s in g.suit_lists[c]):
-                out.append(L.FOLLOW_CARD + int(c))
-        out.append(L.PASS)
+    elif kind == K.ROUGH_HOUSING:
+        out += [L.ROUGH_HOUSE, L.PASS]
     elif kind == K.DO_OVER:
         out += [L.DO_OVER, L.PASS]
     elif kind == K.DRAFT:
