@@ -44,7 +44,7 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
     ActionMaskingTorchRLModule,
 )
 
-from .env import raw_env
+from .env import observation_box, raw_env
 from .errors import ConfigError
 
 __all__ = [
@@ -101,11 +101,10 @@ class FortMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self.env = raw_env(**kwargs)
         self.possible_agents = list(self.env.possible_agents)
         self.agents = list(self.possible_agents)
-        inner = self.env.observation_space(self.possible_agents[0])
         n_actions = self.env.game.num_distinct_actions
         obs_space = gymnasium.spaces.Dict(
             {
-                "observations": inner["observation"],
+                "observations": observation_box(self.env.game),
                 "action_mask": gymnasium.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
             }
         )
