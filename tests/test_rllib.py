@@ -121,10 +121,12 @@ def test_ppo_trains_one_iteration_on_two_env_runners(local_ray) -> None:
     assert isinstance(info.value.__cause__, IllegalActionError)
 
 
-def test_env_runners_spread_over_two_nodes() -> None:
+# ------------------------------------------------------------------ a two-node cluster
+@pytest.fixture(scope="module")
+def two_nodes():
+    """A Ray cluster of two nodes on this machine, one CPU each; yields its address."""
     from ray.cluster_utils import Cluster
 
-    # one CPU per node and one per env runner: the two runners must land on different nodes
     cluster = Cluster(
         initialize_head=True,
         head_node_args={"num_cpus": 1, "include_dashboard": False},
@@ -133,22 +135,43 @@ def test_env_runners_spread_over_two_nodes() -> None:
         cluster.add_node(num_cpus=1)
         ray.init(address=cluster.address, log_to_driver=False)
         cluster.wait_for_nodes()
-        nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
-        assert len(nodes) == 2
-        algo = ppo_config(num_players=2, num_env_runners=2, seed=0, **TINY).build_algo()
-        try:
-            placed = algo.env_runner_group.foreach_env_runner(
-                lambda runner: ray.get_runtime_context().get_node_id(),
-                local_env_runner=False,
-            )
-            sampled = algo.env_runner_group.foreach_env_runner(
-                lambda runner: sum(len(e) for e in runner.sample(num_timesteps=50)),
-                local_env_runner=False,
-            )
-        finally:
-            algo.stop()
-        assert sorted(placed) == sorted(nodes)  # one runner on each node
-        assert all(n >= 50 for n in sampled)
+        yield cluster.address
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+def test_env_runners_spread_over_two_nodes(two_nodes) -> None:
+    nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    assert len(nodes) == 2
+    # one CPU per node and one per env runner: the two runners must land on different nodes
+    algo = ppo_config(num_players=2, num_env_runners=2, seed=0, **TINY).build_algo()
+    try:
+        placed = algo.env_runner_group.foreach_env_runner(
+            lambda runner: ray.get_runtime_context().get_node_id(),
+            local_env_runner=False,
+        )
+        sampled = algo.env_runner_group.foreach_env_runner(
+            lambda runner: sum(len(e) for e in runner.sample(num_timesteps=50)),
+            local_env_runner=False,
+        )
+    finally:
+        algo.stop()
+    assert sorted(placed) == sorted(nodes)  # one runner on each node
+    assert all(n >= 50 for n in sampled)
+
+
+def test_tournament_on_the_cluster_plays_the_same_games(two_nodes) -> None:
+    from agents.tournament import run_tournament
+
+    # (random bots: the heuristics' card-value cache keeps state between games, so their games
+    # depend on which games a process played before, with --workers too)
+    args = (["random", "random"], 2, 6)
+    on_ray = run_tournament(*args, seed=5, progress=False, ray_address=two_nodes)
+    here = run_tournament(*args, seed=5, progress=False)
+    assert on_ray["ray_address"] == two_nodes
+    for key in ("game_length", "end_triggers", "first_player_win_rate"):
+        assert on_ray[key] == here[key], key
+    for name, row in here["agents"].items():  # the same games; only think times differ
+        for field in ("games", "wins", "mean_score", "mean_rank", "seat_games"):
+            assert on_ray["agents"][name][field] == row[field], (name, field)
