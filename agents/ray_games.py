@@ -98,9 +98,9 @@ def play_on_ray(
     Raises:
         ImportError, ConnectionError: as :func:`connect`.
     """
+    cluster = connect(address)
     import ray
 
-    cluster = connect(address)
     n_tasks = max(1, min(len(jobs), int(cluster["cpus"] * chunks_per_cpu)))
     remote = ray.remote(num_cpus=1)(_play_chunk)
     args = (list(specs), num_players, setup, cards, observer)

@@ -364,6 +364,10 @@ def run_tournament(
     for s in specs:  # fail fast on unknown names, in this process
         make(s)
     FortGame(num_players, setup, cards)  # and on a bad configuration
+    if ray_address is not None:  # and on no Ray or no cluster there
+        from .ray_games import connect
+
+        connect(ray_address)
     jobs = [(g, seed, duplicate_deals) for g in range(games)]
     records: list[GameRecord] = []
     start = time.perf_counter()
