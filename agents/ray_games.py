@@ -25,8 +25,13 @@ from typing import Any
 __all__ = ["connect", "play_on_ray"]
 
 
-def connect(address: str) -> dict[str, Any]:
-    """Join (or start, for ``"local"``) the Ray cluster at ``address``.
+def connect(address: str, num_cpus: int | None = None) -> dict[str, Any]:
+    """Join (or start, for ``"local"``) the Ray cluster at ``address``; a no-op if this process
+    is already connected.
+
+    Args:
+        address: ``"local"``, ``"auto"`` or ``"HOST:PORT"`` (module docstring).
+        num_cpus: CPUs of a ``"local"`` instance (``None``: the machine's).
 
     Returns:
         ``{"address", "nodes", "cpus"}`` of the cluster.
@@ -34,7 +39,7 @@ def connect(address: str) -> dict[str, Any]:
     Raises:
         ImportError: Ray is not installed (with the install hint).
         ValueError: an empty address.
-        ConnectionError: (Ray's) no cluster at ``address``.
+        ConnectionError: no cluster at ``address`` (with the token-authentication hint).
     """
     if not address:
         raise ValueError("the Ray address must be local, auto or HOST:PORT, got an empty string")
@@ -47,9 +52,19 @@ def connect(address: str) -> dict[str, Any]:
         ) from e
     if not ray.is_initialized():
         if address == "local":
-            ray.init(address="local", include_dashboard=False, log_to_driver=False)
+            ray.init(
+                address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False
+            )
         else:
-            ray.init(address=address, log_to_driver=False)
+            try:
+                ray.init(address=address, log_to_driver=False)
+            except ConnectionError as e:
+                raise ConnectionError(
+                    f"{e}. Is `ray start --head` running there? A cluster with token "
+                    "authentication (Ray's default when ~/.ray/auth_token exists) needs "
+                    "RAY_AUTH_MODE=token and its token in ~/.ray/auth_token or RAY_AUTH_TOKEN "
+                    "when its address is given as HOST:PORT"
+                ) from e
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     return {
         "address": address,

@@ -560,6 +560,11 @@ def format_table(result: dict[str, Any]) -> str:
         )
     length = result["game_length"]
     trig = ", ".join(f"{k} {v}" for k, v in result["end_triggers"].items())
+    where = (
+        f"Ray at {result['ray_address']}"
+        if "ray_address" in result
+        else f"{result['workers']} worker(s)"
+    )
     lines = [
         f"game length: {length['rounds']['mean']:.1f} rounds "
         f"({length['rounds']['min']:.0f}-{length['rounds']['max']:.0f}), "
@@ -567,8 +572,7 @@ def format_table(result: dict[str, Any]) -> str:
         f"end triggers: {trig}",
         f"first-player win rate: {result['first_player_win_rate']:.3f}; "
         f"shared victories: {result['shared_victories']}",
-        f"wall time: {result['wall_seconds']:.1f} s with {result['workers']} worker(s); "
-        f"seed {result['seed']}",
+        f"wall time: {result['wall_seconds']:.1f} s with {where}; seed {result['seed']}",
     ]
     buf = StringIO()
     console = Console(

@@ -130,27 +130,19 @@ def init_ray(address: str | None, min_cpus: int = 1) -> dict[str, Any]:
 
     Raises:
         ValueError: the cluster has fewer than ``min_cpus`` CPUs.
-        ConnectionError: (Ray's) no cluster at ``address``.
+        ConnectionError: no cluster at ``address`` (``agents.ray_games.connect``).
     """
-    import ray
+    from agents.ray_games import connect
 
-    if not ray.is_initialized():
-        if address in (None, "local"):
-            ray.init(
-                address="local",
-                num_cpus=max(os.cpu_count() or 1, min_cpus),
-                include_dashboard=False,
-            )
-        else:
-            ray.init(address=address)
-    cpus = float(ray.cluster_resources().get("CPU", 0.0))
-    if cpus < min_cpus:
+    local_cpus = max(os.cpu_count() or 1, min_cpus)
+    cluster = connect(address or "local", num_cpus=local_cpus)
+    if cluster["cpus"] < min_cpus:
         raise ValueError(
-            f"the Ray cluster at {address!r} has {cpus:g} CPUs, fewer than the {min_cpus} "
-            "the job needs (one per env runner): add nodes or lower --num-env-runners"
+            f"the Ray cluster at {cluster['address']!r} has {cluster['cpus']:g} CPUs, fewer than "
+            f"the {min_cpus} the job needs (one per env runner): add nodes or lower "
+            "--num-env-runners"
         )
-    nodes = [n for n in ray.nodes() if n.get("Alive")]
-    return {"address": address or "local", "nodes": len(nodes), "cpus": cpus}
+    return cluster
 
 
 def _num(x: Any) -> float | None:
@@ -242,9 +234,9 @@ def run(
         raise FileExistsError(
             f"{out} already holds a run: replace it with --overwrite, or pick another --out"
         )
+    cluster = init_ray(ray_address, min_cpus=config.num_env_runners)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
-    cluster = init_ray(ray_address, min_cpus=config.num_env_runners)
     if echo:
         echo(
             f"Ray at {cluster['address']}: {cluster['nodes']} node(s), {cluster['cpus']:g} CPUs; "
