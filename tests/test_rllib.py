@@ -90,13 +90,20 @@ class _UnmaskedModule(ActionMaskingTorchRLModule):
         return batch
 
 
-def test_ppo_trains_one_iteration_on_two_env_runners(local_ray) -> None:
+def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path) -> None:
+    from agents.tournament import run_tournament
+    from train.rllib_selfplay import iteration_summary
+
     algo = ppo_config(num_players=2, num_env_runners=2, seed=0, **TINY).build_algo()
     try:
         assert algo.env_runner_group.num_healthy_remote_workers() == 2
         result = algo.train()
+        checkpoint = algo.save_to_path(str(tmp_path / "checkpoint"))
     finally:
         algo.stop()
+    row = iteration_summary(result)  # what fort-env train --backend rllib logs
+    assert row["iteration"] == 1 and row["env_steps"] == row["env_steps_total"] >= 1000
+    assert set(row["returns_mean"]) == {"player_0", "player_1"}
     runners = result["env_runners"]
     assert runners["num_env_steps_sampled"] >= TINY["train_batch_size"]
     # both seats played the one shared policy, from both remote runners
@@ -106,6 +113,11 @@ def test_ppo_trains_one_iteration_on_two_env_runners(local_ray) -> None:
     # an illegal action raises in the env and fails train() (no runner restarts hide it)
     assert result["fault_tolerance"]["num_remote_worker_restarts"] == 0
     assert np.isfinite(result["learners"][POLICY_ID]["total_loss"])
+
+    # the trained policy plays as the agent rllib:CHECKPOINT (a tournament raises on an
+    # illegal action)
+    games = run_tournament([f"rllib:{checkpoint}", "random"], 2, 2, seed=0, progress=False)
+    assert games["agents"][f"rllib:{checkpoint}"]["games"] == 2
 
     # ... which is what happens without the mask: sampling in the driver, for speed.
     spec = RLModuleSpec(module_class=_UnmaskedModule, model_config={"fcnet_hiddens": [16]})

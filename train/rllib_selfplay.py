@@ -17,8 +17,9 @@ extra at the same path on every node.
 
 Outputs in ``out``: ``config.json`` (the preset with its overrides), ``progress.jsonl`` (one
 line per training iteration, the fields of :func:`iteration_summary`), ``checkpoint/`` (the
-algorithm, ``Algorithm.from_checkpoint`` restores it) and ``summary.json`` (what :func:`run`
-returns).
+algorithm, ``Algorithm.from_checkpoint`` restores it; the policy plays as the agent
+``rllib:OUT/checkpoint``) and ``summary.json`` (what :func:`run` returns, with the final
+evaluation against bots, :func:`evaluate`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ __all__ = [
     "RLLIB_PRESETS",
     "RLlibConfig",
     "clean_output",
+    "evaluate",
     "format_summary",
     "init_ray",
     "iteration_summary",
@@ -67,6 +69,11 @@ class RLlibConfig:
     lr: float = 3e-4
     hiddens: tuple[int, ...] = (256, 256)
     reward: str = "win_loss"
+    eval_games: int = 40
+    """Games of the final evaluation against each of ``eval_opponents`` (0: none)."""
+    eval_opponents: tuple[str, ...] = ("random", "heuristic")
+    """Bots (``agents.make`` specs) the trained policy (``rllib:OUT/checkpoint``) plays at the
+    end, seats rotating, in this process."""
 
 
 RLLIB_PRESETS: dict[str, RLlibConfig] = {
@@ -90,6 +97,8 @@ RLLIB_PRESETS: dict[str, RLlibConfig] = {
         minibatch_size=250,
         num_epochs=1,
         hiddens=(64,),
+        eval_games=2,
+        eval_opponents=("random",),
     ),
 }
 
@@ -114,7 +123,36 @@ def make_config(preset: str = "quick", **overrides: Any) -> RLlibConfig:
         raise ValueError(f"timesteps must be >= 1, got {config.total_timesteps}")
     if config.time_budget_minutes is not None and not config.time_budget_minutes > 0:
         raise ValueError(f"minutes must be > 0, got {config.time_budget_minutes}")
+    if config.eval_games < 0:
+        raise ValueError(f"eval_games must be >= 0, got {config.eval_games}")
     return config
+
+
+def evaluate(config: RLlibConfig, checkpoint: str | Path) -> dict[str, dict[str, Any]]:
+    """The trained policy against each of ``config.eval_opponents``, ``config.eval_games``
+    games each (``agents.tournament.run_tournament``, in this process, one torch thread).
+
+    Returns:
+        ``{opponent: {"games", "wins", "win_rate", "win_rate_ci95", "mean_score"}}`` of the
+        policy (``rllib:CHECKPOINT``).
+    """
+    import torch
+
+    from agents.tournament import run_tournament
+
+    if config.eval_games == 0:
+        return {}
+    torch.set_num_threads(1)
+    out: dict[str, dict[str, Any]] = {}
+    for opponent in config.eval_opponents:
+        specs = [f"rllib:{checkpoint}"] + [opponent] * (config.num_players - 1)
+        result = run_tournament(
+            specs, config.num_players, config.eval_games, seed=config.seed + 100_000, progress=False
+        )
+        row = result["agents"][specs[0]]
+        keys = ("games", "wins", "win_rate", "win_rate_ci95", "mean_score")
+        out[opponent] = {k: row[k] for k in keys}
+    return out
 
 
 def init_ray(address: str | None, min_cpus: int = 1) -> dict[str, Any]:
@@ -219,9 +257,10 @@ def run(
 
     Returns:
         ``{"out", "preset", "ray", "iterations", "env_steps", "train_wall_seconds",
-        "stopped_by", "checkpoint", "last"}``: ``ray`` from :func:`init_ray`, ``last`` the
-        :func:`iteration_summary` of the last iteration, ``stopped_by`` one of
-        ``"timesteps"``, ``"time_budget"``, ``"iterations"``.
+        "eval_wall_seconds", "stopped_by", "checkpoint", "last", "final"}``: ``ray`` from
+        :func:`init_ray`, ``last`` the :func:`iteration_summary` of the last iteration,
+        ``stopped_by`` one of ``"timesteps"``, ``"time_budget"``, ``"iterations"``, ``final``
+        from :func:`evaluate`.
 
     Raises:
         FileExistsError: ``out`` already holds a run.
@@ -277,6 +316,9 @@ def run(
         checkpoint = algo.save_to_path(str(out / "checkpoint"))
     finally:
         algo.stop()
+    t0 = time.perf_counter()
+    final = evaluate(config, checkpoint)
+    eval_seconds = time.perf_counter() - t0
     summary = {
         "out": str(out),
         "preset": config.preset,
@@ -284,19 +326,28 @@ def run(
         "iterations": row.get("iteration", 0),
         "env_steps": row.get("env_steps_total", 0),
         "train_wall_seconds": round(train_seconds, 1),
+        "eval_wall_seconds": round(eval_seconds, 1),
         "stopped_by": stopped_by,
         "checkpoint": str(checkpoint),
         "last": row,
+        "final": final,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:
-    """A finished run in two lines (``fort-env train --backend rllib`` prints it)."""
-    return (
-        f"checkpoint: {summary['checkpoint']}\n"
+    """A finished run as text (``fort-env train --backend rllib`` prints it)."""
+    lines = [
+        f"checkpoint: {summary['checkpoint']} (plays as the agent rllib:CHECKPOINT)",
         f"trained {summary['iterations']} iteration(s), {summary['env_steps']} env steps in "
         f"{summary['train_wall_seconds']:.0f} s on {summary['ray']['nodes']} node(s) "
-        f"(stopped by {summary['stopped_by']})"
-    )
+        f"(stopped by {summary['stopped_by']}); evaluation {summary['eval_wall_seconds']:.0f} s",
+    ]
+    for opponent, row in summary["final"].items():
+        lo, hi = row["win_rate_ci95"]
+        lines.append(
+            f"vs {opponent}: won {row['wins']:g} of {row['games']} games "
+            f"({row['win_rate']:.0%}, 95% CI {lo:.0%}-{hi:.0%}), mean score {row['mean_score']:.1f}"
+        )
+    return "\n".join(lines)
