@@ -31,6 +31,17 @@ from fort_env.rllib import (
 TINY = {"hiddens": (64,), "train_batch_size": 1000, "minibatch_size": 250, "num_epochs": 1}
 
 
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    """The driver's tiny learner and the rllib agent run faster on one thread of 2 busy cores."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 # ------------------------------------------------------------------ the env alone (no Ray)
 def test_env_plays_a_masked_game_to_the_end() -> None:
     env = FortMultiAgentEnv({"num_players": 2})
