@@ -14,6 +14,7 @@ spec                            agent
 ``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.ismcts``), e.g.
                                 ``ismcts:iterations=200`` or ``ismcts:seconds=0.2``
 ``ppo:PATH``                    a trained policy (registered by the training code)
+``rllib:PATH``                  a policy trained on Ray RLlib (``agents.rllib_agent``; needs Ray)
 ==============================  ===============================================================
 
 ``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed).
@@ -142,3 +143,12 @@ def _ppo(args: str | None) -> Agent:
 
 
 register("ppo", _ppo)
+
+
+def _rllib(args: str | None) -> Agent:
+    from .rllib_agent import make_rllib_agent
+
+    return make_rllib_agent(args)
+
+
+register("rllib", _rllib)

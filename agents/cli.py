@@ -5,7 +5,7 @@ The command functions are plain functions with typed arguments that do the work 
 issue::
 
     fort-env tournament --agents A,B[,C,D] --num-players N --games G --seed S [--workers W] [--json]
-                        [--setup basic|advanced] [--cards DIR]
+                        [--setup basic|advanced] [--cards DIR] [--ray-address ADDRESS]
     fort-env play --num-players N --opponents heuristic,random [--seed S] [--seat K]
     fort-env analyze --games G --agents heuristic [--num-players 2,3,4] [--seed S] [--workers W]
                      [--out DIR] [--json] [--setup basic|advanced] [--cards DIR]
@@ -41,16 +41,19 @@ def tournament(
     setup: str = "basic",
     progress: bool = True,
     cards: str | None = None,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Play a tournament and print its result (a table, or one JSON object with ``json_output``).
 
     Raises:
         ValueError: bad agents or counts (``agents.tournament.run_tournament``).
+        ImportError, ConnectionError: ``ray_address`` without Ray, or with no cluster there.
     """
     from .tournament import format_table, run_tournament
 
     result = run_tournament(_split(agents), num_players, games, seed=seed, workers=workers,
-                            setup=setup, cards=cards, progress=progress)  # fmt: skip
+                            setup=setup, cards=cards, progress=progress,
+                            ray_address=ray_address)  # fmt: skip
     if json_output:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
@@ -130,11 +133,20 @@ def register(app: Any) -> None:
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
         cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
+        ray_address: Annotated[
+            str | None,
+            typer.Option(
+                "--ray-address",
+                help="Play the games as Ray tasks on this cluster: local, auto or HOST:PORT "
+                "(needs Ray; --workers is then unused).",
+            ),
+        ] = None,
     ) -> None:
         """Play agents against each other with seat rotation; win rates, ratings, game stats."""
         try:
-            tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards)
-        except (ValueError, FortError) as exc:
+            tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards,
+                       ray_address=ray_address)  # fmt: skip
+        except (ValueError, FortError, ImportError, ConnectionError) as exc:
             _fail(exc)
 
     @app.command("play")

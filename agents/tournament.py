@@ -50,6 +50,7 @@ Result schema (``--json``)
         }
       },
       "games": int, "num_players": int, "setup": str, "seed": int, "workers": int,
+      "ray_address": str,               # only with --ray-address (agents/ray_games.py)
       "wall_seconds": float,
       "game_length": {"decisions": {"mean", "min", "max"}, "rounds": {"mean", "min", "max"}},
       "end_triggers": {"score_25": int, "fort_level_5": int, "park_deck_empty": int},
@@ -320,6 +321,7 @@ def run_tournament(
     return_records: bool = False,
     observer: Any = None,
     duplicate_deals: bool = True,
+    ray_address: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games between ``agent_specs`` and summarise them (module docstring).
 
@@ -339,6 +341,8 @@ def run_tournament(
         duplicate_deals: the games of a rotation block share one deal (module docstring);
             ``False`` deals every game afresh (for analysis with the same agent everywhere,
             where replaying a deal adds no information).
+        ray_address: play the games in Ray tasks on this cluster instead (``local``,
+            ``auto`` or ``HOST:PORT``; ``agents.ray_games``); ``workers`` is then unused.
 
     Raises:
         ValueError: the number of agents differs from ``num_players``, ``games < 1`` or
@@ -359,12 +363,23 @@ def run_tournament(
     for s in specs:  # fail fast on unknown names, in this process
         make(s)
     FortGame(num_players, setup, cards)  # and on a bad configuration
+    if ray_address is not None:  # and on no Ray or no cluster there
+        from .ray_games import connect
+
+        connect(ray_address)
     jobs = [(g, seed, duplicate_deals) for g in range(games)]
     records: list[GameRecord] = []
     start = time.perf_counter()
     bar = tqdm(total=games, file=sys.stderr, disable=not progress, desc="games", unit="game")
     try:
-        if workers == 1:
+        if ray_address is not None:
+            from .ray_games import play_on_ray
+
+            for chunk in play_on_ray(ray_address, jobs, specs, num_players, setup, cards,
+                                     observer):  # fmt: skip
+                records.extend(chunk)
+                bar.update(len(chunk))
+        elif workers == 1:
             _init_worker(specs, num_players, setup, cards, observer)
             for job in jobs:
                 records.append(_run_one(job))
@@ -385,6 +400,8 @@ def run_tournament(
     records.sort(key=lambda r: r.index)
     result = summarize(records, unique_names(specs), specs, num_players)
     result.update(games=games, num_players=num_players, setup=setup, seed=seed, workers=workers)
+    if ray_address is not None:
+        result["ray_address"] = ray_address
     result["wall_seconds"] = round(wall, 3)
     if return_records:
         result["records"] = records
@@ -542,6 +559,11 @@ def format_table(result: dict[str, Any]) -> str:
         )
     length = result["game_length"]
     trig = ", ".join(f"{k} {v}" for k, v in result["end_triggers"].items())
+    where = (
+        f"Ray at {result['ray_address']}"
+        if "ray_address" in result
+        else f"{result['workers']} worker(s)"
+    )
     lines = [
         f"game length: {length['rounds']['mean']:.1f} rounds "
         f"({length['rounds']['min']:.0f}-{length['rounds']['max']:.0f}), "
@@ -549,8 +571,7 @@ def format_table(result: dict[str, Any]) -> str:
         f"end triggers: {trig}",
         f"first-player win rate: {result['first_player_win_rate']:.3f}; "
         f"shared victories: {result['shared_victories']}",
-        f"wall time: {result['wall_seconds']:.1f} s with {result['workers']} worker(s); "
-        f"seed {result['seed']}",
+        f"wall time: {result['wall_seconds']:.1f} s with {where}; seed {result['seed']}",
     ]
     buf = StringIO()
     console = Console(

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 
 class FortError(Exception):
-    """Base class of every fort_env error."""
+    """Base class of every fort_env error.
+
+    Subclasses whose ``__init__`` takes other arguments than the message keep them in
+    ``_init_args``, so the error pickles and copies (process pools, Ray tasks and actors).
+    """
+
+    _init_args: tuple[object, ...] | None = None
+
+    def __reduce__(self) -> tuple[object, ...]:
+        args = self.args if self._init_args is None else self._init_args
+        return (type(self), args, self.__dict__)
 
 
 class CardDataError(FortError):
@@ -15,6 +25,7 @@ class CardDataError(FortError):
 
     def __init__(self, path: object, card: object, field: object, problem: str) -> None:
         self.path, self.card, self.field, self.problem = path, card, field, problem
+        self._init_args = (path, card, field, problem)
         super().__init__(f"{path}: card {card!r}, field {field!r}: {problem}")
 
 
@@ -26,6 +37,7 @@ class IllegalActionError(FortError, ValueError):
 
     def __init__(self, action: int, decision: str, why: str = "not legal") -> None:
         self.action, self.decision = action, decision
+        self._init_args = (action, decision, why)
         super().__init__(f"action {action} is {why} at decision {decision}")
 
 
@@ -34,6 +46,7 @@ class StateError(FortError, ValueError):
 
     def __init__(self, field: str, problem: str) -> None:
         self.field = field
+        self._init_args = (field, problem)
         super().__init__(f"corrupt state, field {field!r}: {problem}")
 
 

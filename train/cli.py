@@ -83,13 +83,40 @@ def train_command(
     resume: Annotated[bool, typer.Option(help="continue the run saved in --out")] = False,
     overwrite: Annotated[bool, typer.Option(help="replace a previous run in --out")] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    backend: Annotated[
+        str, typer.Option(help="sb3 (MaskablePPO), or rllib (Ray RLlib PPO; the rllib extra)")
+    ] = "sb3",
+    num_env_runners: Annotated[
+        int | None, typer.Option(help="rllib: env-runner actors sampling games (1 CPU each)")
+    ] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="rllib: local (default: a new Ray on this machine), auto, or HOST:PORT"),
+    ] = None,
 ) -> None:
     """Train a Fort agent by self-play (MaskablePPO) and evaluate it in tournaments.
 
     Writes model.zip, config.json, eval.json, learning_curve.png, tb/ and checkpoints/.
 
     The model plays as the agent ppo:OUT/model.zip, e.g. in fort-env tournament.
+
+    With --backend rllib: self-play PPO on Ray RLlib (train/rllib_selfplay.py), on this machine
+    or the Ray cluster at --ray-address; writes checkpoint/, progress.jsonl and summary.json.
     """
+    if backend == "rllib":
+        if n_envs is not None or resume:
+            typer.echo("error: --n-envs and --resume apply to --backend sb3 only", err=True)
+            raise typer.Exit(1)
+        settings = dict(seed=seed, total_timesteps=timesteps, time_budget_minutes=minutes)
+        settings["num_env_runners"] = num_env_runners
+        _train_rllib(preset, out, overwrite, ray_address, settings)
+        return
+    if backend != "sb3":
+        typer.echo(f"error: unknown --backend {backend!r} (sb3 or rllib)", err=True)
+        raise typer.Exit(1)
+    if num_env_runners is not None or ray_address is not None:
+        typer.echo("error: --num-env-runners and --ray-address need --backend rllib", err=True)
+        raise typer.Exit(1)
     from train.selfplay import format_summary
 
     try:
@@ -98,6 +125,37 @@ def train_command(
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
     typer.echo(format_summary(summary))
+
+
+def _train_rllib(
+    preset: str,
+    out: Path | None,
+    overwrite: bool,
+    ray_address: str | None,
+    settings: dict[str, Any],
+) -> None:
+    """``fort-env train --backend rllib``: ``train.rllib_selfplay.run`` and its summary."""
+    import importlib.util
+
+    from train import rllib_selfplay
+
+    if importlib.util.find_spec("ray") is None:
+        typer.echo(
+            "error: --backend rllib needs Ray: in its own venv, "
+            'pip install -c constraints.txt -e ".[rllib]"',
+            err=True,
+        )
+        raise typer.Exit(1)
+    out_dir = Path(out) if out is not None else Path("runs") / f"rllib-{preset}"
+    try:
+        config = rllib_selfplay.make_config(preset, **settings)
+        if overwrite:
+            rllib_selfplay.clean_output(out_dir)
+        summary = rllib_selfplay.run(config, out_dir, ray_address=ray_address, echo=typer.echo)
+    except (FileExistsError, ValueError, ConnectionError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(1) from e
+    typer.echo(rllib_selfplay.format_summary(summary))
 
 
 def register(app: typer.Typer) -> None:
