@@ -6,7 +6,7 @@ Importing the package registers ``fort_v0`` with PettingZoo and the single-agent
 ``"fort_env/Fort-v0"`` with Gymnasium (:mod:`fort_env.registration`).
 """
 
-from . import fort_v0, registration
+from . import box_env, fort_v0, registration
 from .cards import Card, CardSet, load_card_set
 from .constants import TERMINAL_PLAYER
 from .decisions import Decision, DecisionKind
@@ -30,6 +30,7 @@ __all__ = [
     "IllegalActionError",
     "ObservationLayout",
     "StateError",
+    "box_env",
     "env",
     "fort_v0",
     "load_card_set",
