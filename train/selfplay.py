@@ -49,13 +49,14 @@ import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 import agents
 from agents.tournament import decision_info, format_table, run_tournament
 from fort_env.wrappers import SingleAgentEnv
+from train.progress import ProgressCallback
 
 __all__ = [
     "PRESETS",
@@ -619,7 +620,8 @@ def run(
             count); pass its saved configuration (``config_from_dict`` of ``config.json``),
             with a larger ``total_timesteps`` or ``time_budget_minutes`` to train on.
         verbose: 1 prints each periodic evaluation.
-        progress_bar: show SB3's progress bar.
+        progress_bar: show progress (``train.progress.ProgressCallback``: a bar over the
+            run's budget on a terminal, a log line every 15 s elsewhere).
 
     Raises:
         FileNotFoundError: ``resume`` without a checkpoint in ``out``.
@@ -660,15 +662,19 @@ def run(
     else:
         model = make_model(config, vec_env, tensorboard_log=str(out / "tb"))
     callback = SelfPlayCallback(config, out, league, state, start, verbose=verbose)
+    callbacks: list[BaseCallback] = [callback]
+    if progress_bar:  # a bar over the real budget (steps or time), log lines if not a tty
+        budget = config.time_budget_minutes
+        seconds = None if budget is None else budget * 60
+        callbacks.append(ProgressCallback(config.total_timesteps, seconds, callback.elapsed))
     remaining = config.total_timesteps - model.num_timesteps
     try:
         if remaining > 0:
             model.learn(
                 total_timesteps=remaining,
-                callback=callback,
+                callback=CallbackList(callbacks),
                 tb_log_name="selfplay",
                 reset_num_timesteps=not resume,
-                progress_bar=progress_bar,
             )
     finally:
         state["elapsed_before"] = callback.elapsed()
