@@ -20,7 +20,8 @@ Everything else    as ``fort_env.env()`` (agents, rewards, wrappers, records)
 
 SuperSuit's vector-env converters (``pettingzoo_env_to_vec_env_v1``, ``black_death_v3``) need
 a *parallel* env in which every agent acts at every step; Fort is turn-based (one seat decides
-at a time), so they do not apply: ``fort_env.vector`` (``FortVectorEnv``) is the vectorised form.
+at a time), so they do not apply: ``fort_env.vector.FortVecEnv`` (single-agent games stepped
+together, masks included) is the vectorised form.
 """
 
 from __future__ import annotations
