@@ -66,7 +66,6 @@ one turn of every player (``rounds`` = turns taken by the first player).
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -90,17 +89,21 @@ __all__ = [
 TRIGGERS = ("score_25", "fort_level_5", "park_deck_empty")
 
 
-def wilson_interval(wins: float, games: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval of a win rate (95% by default); ``(0, 1)`` for zero games."""
+def wilson_interval(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a win rate, ``(low, high)`` (95% by default); ``(0, 1)`` for
+    zero games. From ``scipy.stats.binomtest(...).proportion_ci(method="wilson")``.
+
+    Raises:
+        ValueError: ``wins`` outside ``[0, games]`` or not an integer count.
+    """
     if games <= 0:
         return (0.0, 1.0)
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    lo = 0.0 if wins <= 0 else max(0.0, centre - half)
-    hi = 1.0 if wins >= games else min(1.0, centre + half)
-    return (float(lo), float(hi))
+    if wins != int(wins) or not 0 <= wins <= games:
+        raise ValueError(f"wins must be an integer count in [0, {games}], got {wins!r}")
+    from scipy.stats import binomtest  # ~0.2 s to import: only when a summary is made
+
+    ci = binomtest(int(wins), int(games)).proportion_ci(confidence, method="wilson")
+    return (float(ci.low), float(ci.high))
 
 
 @dataclass
@@ -492,7 +495,7 @@ def summarize(
     agents: dict[str, Any] = {}
     for i, name in enumerate(names):
         n = max(games[i], 1)
-        lo, hi = wilson_interval(wins[i], int(games[i]))
+        lo, hi = wilson_interval(int(wins[i]), int(games[i]))
         agents[name] = {
             "spec": specs[i],
             "games": int(games[i]),

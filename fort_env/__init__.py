@@ -2,9 +2,11 @@
 
 Engine (no PettingZoo, Gymnasium or torch): :class:`FortGame`, :class:`FortState`.
 Environment (``env.py``): :func:`env`, :class:`raw_env`, :mod:`fort_v0`. Records: :func:`replay`.
+Importing the package registers ``fort_v0`` with PettingZoo and the single-agent view
+``"fort_env/Fort-v0"`` with Gymnasium (:mod:`fort_env.registration`).
 """
 
-from . import fort_v0
+from . import box_env, fort_v0, registration
 from .cards import Card, CardSet, load_card_set
 from .constants import TERMINAL_PLAYER
 from .core import FortGame, FortState
@@ -28,10 +30,12 @@ __all__ = [
     "IllegalActionError",
     "ObservationLayout",
     "StateError",
+    "box_env",
     "env",
     "fort_v0",
     "load_card_set",
     "observation_layout",
     "raw_env",
+    "registration",
     "replay",
 ]

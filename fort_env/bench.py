@@ -13,7 +13,8 @@ The AEC loop is the one users write (PettingZoo's documentation)::
         action = None if termination or truncation else rng.choice(legal)
         env.step(action)
 
-Peers are optional (``pip install -e ".[bench]"``); a missing one is reported, not fatal.
+Peers are optional (``pip install -c constraints.txt -e ".[bench]"``); a missing one is
+reported, not fatal.
 
 The env's share of MaskablePPO's rollout (``fort-env bench --ppo``)
 ------------------------------------------------------------------
@@ -299,7 +300,8 @@ def format_bench(result: dict[str, Any]) -> str:
                  "needs the train extra" if vec is None else f"{vec:,.0f}"))  # fmt: skip
     for name, rate in result["peers"].items():
         if rate is None:
-            rows.append((f"{name} AEC loop", "not installed (pip install -e '.[bench]')"))
+            hint = "not installed (pip install -c constraints.txt -e '.[bench]')"
+            rows.append((f"{name} AEC loop", hint))
         else:
             ratio = result["ratios"][name]
             rows.append(

@@ -2,7 +2,8 @@
 
 One function per command; each command's docstring is its ``--help`` text.
 
-- ``fort-env replay FILE``: print a saved game (``fort_env.records``) turn by turn.
+- ``fort-env replay FILE``: print a saved game (``fort_env.records``) turn by turn; with
+  ``--html OUT.html`` write it as a self-contained page instead (``fort_env.replay_html``).
 - ``fort-env bench [--json] [--ppo]``: decisions/s of Fort and of PettingZoo peers, and with
   ``--ppo`` the env's share of MaskablePPO's rollout time (``fort_env.bench``).
 - ``fort-env tournament``, ``play``, ``analyze``: the bot zoo (``agents/cli.py``).
@@ -70,9 +71,19 @@ def replay(
     states: Annotated[
         bool, typer.Option("--states", help="print the whole table before every decision")
     ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            dir_okay=False,
+            help="write one self-contained HTML page stepping through the game, decision by "
+            "decision (fort_env/replay_html.py), instead of printing it",
+        ),
+    ] = None,
 ) -> None:
     """Print a saved game turn by turn: who decided what, then the final scores.
 
+    With --html OUT.html, write the game as a page to step through in a browser instead.
     Exits with status 1 if the file is not a record or does not replay.
     """
     try:
@@ -80,6 +91,16 @@ def replay(
     except FortError as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
+    if html is not None:
+        from .replay_html import write_replay_html
+
+        try:
+            frames = write_replay_html(record, html)
+        except FortError as e:
+            typer.echo(f"error: {e}", err=True)
+            raise typer.Exit(1) from e
+        typer.echo(f"wrote {html}: {frames} frames (open it in a browser; arrow keys step)")
+        return
     cfg = record["config"]
     cards = "shipped cards" if cfg["cards"] is None else f"cards from {cfg['cards']}"
     typer.echo(

@@ -196,7 +196,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             count.
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}  # noqa: RUF012 - gymnasium declares it
+    # render_fps: Gymnasium's checker asks every render mode to declare one (text: 1 frame/s)
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,

@@ -26,6 +26,11 @@ def test_wilson_interval_numbers() -> None:
     assert wilson_interval(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
     assert wilson_interval(90, 100) == pytest.approx((0.82563, 0.94477), abs=1e-5)
     assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(5, 10, confidence=0.99) == pytest.approx((0.18423, 0.81577), abs=1e-5)
+    with pytest.raises(ValueError, match="integer count"):
+        wilson_interval(11, 10)
+    with pytest.raises(ValueError, match="integer count"):
+        wilson_interval(2.5, 10)
 
 
 def test_unique_names() -> None:

@@ -187,3 +187,15 @@ def test_ppo_agent_probabilities_match_the_masked_policy(tiny_run: Path) -> None
         assert ours[~mask].sum() == 0.0 and abs(ours.sum() - 1.0) < 1e-12
         legal = np.flatnonzero(mask)
         state.apply_action(int(legal[rng.integers(len(legal))]))
+
+
+def test_lr_schedule_is_linear_to_the_final_fraction() -> None:
+    """SB3's LinearSchedule from learning_rate (progress 1) to lr_final_fraction of it (0)."""
+    import pickle
+
+    config = selfplay.make_config("quick", learning_rate=1e-3, lr_final_fraction=0.25)
+    schedule = selfplay.lr_schedule(config)
+    assert schedule(1.0) == pytest.approx(1e-3)
+    assert schedule(0.5) == pytest.approx(0.625e-3)
+    assert schedule(0.0) == pytest.approx(0.25e-3)
+    assert pickle.loads(pickle.dumps(schedule))(0.0) == pytest.approx(0.25e-3)  # saved models

@@ -31,7 +31,8 @@ def train(
 
     Args:
         preset: ``quick``, ``full`` or ``tiny`` (``train.selfplay.PRESETS``).
-        out: the output directory (default ``runs/PRESET``).
+        out: the output directory (default: a fresh ``runs/PRESET-YYYYmmdd-HHMMSS``; with
+            ``resume``, the newest run of the preset).
         seed, timesteps, minutes, n_envs: override the preset's ``seed``,
             ``total_timesteps``, ``time_budget_minutes`` and ``n_envs``.
         resume: continue the run saved in ``out`` (its ``config.json`` wins over the preset;
@@ -46,13 +47,20 @@ def train(
     Raises:
         ValueError: an unknown preset.
         FileExistsError: ``out`` holds a run and neither ``resume`` nor ``overwrite``.
+        FileNotFoundError: ``resume`` and no run to continue.
     """
     import dataclasses
     import json
 
     from train import selfplay
+    from train.progress import latest_run_dir, new_run_dir
 
-    out_dir = Path(out) if out is not None else Path("runs") / preset
+    if out is not None:
+        out_dir = Path(out)
+    else:  # a fresh runs/PRESET-YYYYmmdd-HHMMSS per run; --resume: the newest one
+        out_dir = latest_run_dir(preset) if resume else new_run_dir(preset)
+    if verbose:
+        print(f"run folder: {out_dir}", flush=True)
     if overwrite and not resume:
         selfplay.clean_output(out_dir)
     config = selfplay.make_config(
@@ -70,7 +78,8 @@ def train_command(
         str, typer.Option(help="quick (minutes, beats random), full (hours), tiny (seconds)")
     ] = "quick",
     out: Annotated[
-        Path | None, typer.Option(help="output directory (default: runs/PRESET)")
+        Path | None,
+        typer.Option(help="output directory (default: a new runs/PRESET-YYYYmmdd-HHMMSS)"),
     ] = None,
     seed: Annotated[int | None, typer.Option(help="override the preset's seed")] = None,
     timesteps: Annotated[
@@ -80,9 +89,13 @@ def train_command(
         float | None, typer.Option(help="override the training wall-time budget (minutes)")
     ] = None,
     n_envs: Annotated[int | None, typer.Option(help="override the parallel environments")] = None,
-    resume: Annotated[bool, typer.Option(help="continue the run saved in --out")] = False,
+    resume: Annotated[
+        bool, typer.Option(help="continue the run in --out (default: the preset's newest run)")
+    ] = False,
     overwrite: Annotated[bool, typer.Option(help="replace a previous run in --out")] = False,
-    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    progress: Annotated[
+        bool, typer.Option(help="show progress (a bar, or a line every 15 s if not a terminal)")
+    ] = True,
     backend: Annotated[
         str, typer.Option(help="sb3 (MaskablePPO), or rllib (Ray RLlib PPO; the rllib extra)")
     ] = "sb3",

@@ -18,7 +18,9 @@ Run it as ``fort-env train --preset quick --out runs/quick`` (or ``python -m tra
 6. **Callbacks** (:class:`SelfPlayCallback`): namespaced TensorBoard metrics (``league/...``,
    ``eval/...``, ``charts/...``; SB3 adds ``rollout/``, ``train/``, ``time/``), periodic
    checkpoints and evaluations through the tournament runner (``agents.tournament``), league
-   updates, a wall-time budget.
+   updates, a wall-time budget; with ``train.progress.ProgressCallback`` in SB3's
+   ``CallbackList``. (SB3's ``CheckpointCallback`` and ``EvalCallback`` do not save the league
+   and the resumable counters with the model, nor evaluate by tournament, so they are not used.)
 7. **Outputs** in ``out``: ``model.zip`` (loads as ``agents.make("ppo:OUT/model.zip")``),
    ``config.json``, ``eval.json`` (final tournaments, history), ``learning_curve.png``,
    ``tb/`` (TensorBoard), ``checkpoints/`` (for ``resume``), ``league/`` (snapshots).
@@ -49,13 +51,15 @@ import gymnasium
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 import agents
 from agents.tournament import decision_info, format_table, run_tournament
 from fort_env.wrappers import SingleAgentEnv
+from train.progress import ProgressCallback
 
 __all__ = [
     "PRESETS",
@@ -324,13 +328,9 @@ def make_vec_env(config: Config, league: League) -> VecEnv:
 
 def lr_schedule(config: Config) -> Callable[[float], float]:
     """The learning rate as SB3 asks for it (of the remaining progress, 1 -> 0): linear from
-    ``learning_rate`` down to ``lr_final_fraction`` of it."""
-    lr, frac = config.learning_rate, config.lr_final_fraction
-
-    def schedule(progress_remaining: float) -> float:
-        return lr * (frac + (1 - frac) * progress_remaining)
-
-    return schedule
+    ``learning_rate`` down to ``lr_final_fraction`` of it (SB3's ``LinearSchedule``)."""
+    lr = config.learning_rate
+    return LinearSchedule(lr, lr * config.lr_final_fraction, end_fraction=1.0)
 
 
 def make_model(config: Config, vec_env: VecEnv, tensorboard_log: str | None = None) -> MaskablePPO:
@@ -619,7 +619,8 @@ def run(
             count); pass its saved configuration (``config_from_dict`` of ``config.json``),
             with a larger ``total_timesteps`` or ``time_budget_minutes`` to train on.
         verbose: 1 prints each periodic evaluation.
-        progress_bar: show SB3's progress bar.
+        progress_bar: show progress (``train.progress.ProgressCallback``: a bar over the
+            run's budget on a terminal, a log line every 15 s elsewhere).
 
     Raises:
         FileNotFoundError: ``resume`` without a checkpoint in ``out``.
@@ -660,15 +661,19 @@ def run(
     else:
         model = make_model(config, vec_env, tensorboard_log=str(out / "tb"))
     callback = SelfPlayCallback(config, out, league, state, start, verbose=verbose)
+    callbacks: list[BaseCallback] = [callback]
+    if progress_bar:  # a bar over the real budget (steps or time), log lines if not a tty
+        budget = config.time_budget_minutes
+        seconds = None if budget is None else budget * 60
+        callbacks.append(ProgressCallback(config.total_timesteps, seconds, callback.elapsed))
     remaining = config.total_timesteps - model.num_timesteps
     try:
         if remaining > 0:
             model.learn(
                 total_timesteps=remaining,
-                callback=callback,
+                callback=CallbackList(callbacks),
                 tb_log_name="selfplay",
                 reset_num_timesteps=not resume,
-                progress_bar=progress_bar,
             )
     finally:
         state["elapsed_before"] = callback.elapsed()

@@ -1,0 +1,76 @@
+"""Gymnasium's registry: ``gymnasium.make("fort_env/Fort-v0")`` (``fort_env/registration.py``)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import agents
+import fort_env
+from fort_env import ConfigError
+from fort_env.registration import GYM_ID
+from fort_env.wrappers import SingleAgentEnv
+
+
+def test_importing_fort_env_registers_the_id() -> None:
+    assert fort_env.registration.GYM_ID == "fort_env/Fort-v0"
+    assert GYM_ID in gymnasium.registry
+    fort_env.registration.register()  # a second registration is a no-op, not a warning
+
+
+@pytest.mark.parametrize(("num_players", "render_mode"), [(2, None), (3, "ansi"), (4, "ansi")])
+def test_check_env_passes_with_no_warning(num_players: int, render_mode: str | None) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any checker warning (a missing spec too) fails
+        env = gymnasium.make(GYM_ID, num_players=num_players, render_mode=render_mode)
+        assert env.spec is not None and env.spec.id == GYM_ID
+        assert env.unwrapped.spec is not None
+        assert isinstance(env.unwrapped, SingleAgentEnv)
+        assert env.unwrapped.num_players == num_players
+        check_env(env.unwrapped, skip_render_check=render_mode is None)
+
+
+def test_made_env_plays_against_given_opponents() -> None:
+    """Opponents are passed as objects (the zoo's bots, or any callable)."""
+    calls: list[int] = []
+
+    def first_legal(observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
+        calls.append(int(info["seat"]))
+        return int(info["legal_actions"][0])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the passive checker of gymnasium.make stays quiet
+        env = gymnasium.make(GYM_ID, num_players=3, opponents=first_legal, seat=1)
+        obs, info = env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        terminated = False
+        while not terminated:
+            assert env.observation_space.contains(obs)
+            action = rng.choice(np.flatnonzero(info["action_mask"]))
+            obs, reward, terminated, truncated, info = env.step(action)
+            assert not truncated
+        assert reward in (-1.0, 1.0)
+        assert set(info["opponents"]) == {repr(first_legal)}
+        env.close()
+    assert set(calls) == {0, 2}  # the learner's seat 1 is never played by an opponent
+
+    bots = gymnasium.make(GYM_ID, num_players=2, opponents=agents.make("heuristic"))
+    bots.reset(seed=0)
+    assert [o.name for o in bots.unwrapped.opponents] == ["heuristic"]
+
+
+def test_default_opponents_are_uniform_random() -> None:
+    env = gymnasium.make(GYM_ID)
+    env.reset(seed=0)
+    assert [o.name for o in env.unwrapped.opponents] == ["random"]
+
+
+def test_bad_arguments_raise_config_error() -> None:
+    with pytest.raises(ConfigError, match="opponents for 2 rival seats"):
+        gymnasium.make(GYM_ID, num_players=3, opponents=[agents.make("random")])
