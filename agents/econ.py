@@ -45,6 +45,7 @@ from fort_env.cards import (
     Effect,
 )  # fmt: skip
 from fort_env.constants import MAX_FORT_LEVEL, PIZZA, RULE_INDEX, STUFF_CAPACITY, TOYS
+from fort_env.game import advance_cost as game_advance_cost
 
 from .view import SeatView
 
@@ -356,15 +357,7 @@ def advance_cost(e: Econ, modifier: int) -> tuple[int, int, int] | None:
     """``(toys, pizza, either)`` of the next Fort step with ``modifier`` (docs/rules.md R25)."""
     if e.level >= MAX_FORT_LEVEL:
         return None
-    step = e.fort_steps[e.level]
-    t, z, x = step.toys, step.pizza, step.either + modifier
-    if x < 0:
-        x = 0
-        if t > 0:
-            t -= 1
-        elif z > 0:
-            z -= 1
-    return t, z, x
+    return game_advance_cost(e.fort_steps[e.level], modifier)
 
 
 def advance(e: Econ, modifier: int) -> bool:

@@ -9,7 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .cards import MULT_ANY_SUIT, MULT_SUIT, Card, CardSet, Effect, load_card_set, multipliers
+from .cards import (
+    MULT_ANY_SUIT,
+    MULT_SUIT,
+    Card,
+    CardSet,
+    Effect,
+    FortStep,
+    load_card_set,
+    multipliers,
+)
 from .constants import COIN, MAX_PLAYERS, MIN_PLAYERS, NUM_SUITS, PERKS
 from .errors import ConfigError
 
@@ -89,3 +98,28 @@ class GameFacts:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(num_players={self.num_players}, setup={self.setup!r})"
+
+
+def advance_cost(step: FortStep, modifier: int) -> tuple[int, int, int]:
+    """``(toys, pizza, either)`` to pay for Fort step ``step`` with a card's cost modifier
+    (-1, 0 or +1: "costs one less or one more resource, as shown, of either type", p.13).
+
+    +1 adds one "either" unit. -1 removes one printed resource of the payer's choice
+    (docs/rules.md R25): removing a toy or a pizza is never worse than removing an "either"
+    unit, and the payments allowed by "one toy less" or "one pizza less" together are exactly
+    those of one toy and one pizza turned into one "either" unit; so when both are printed that
+    is the cost, and the choice is made by paying that unit at the PAY decisions.
+    """
+    t, z, e = step.toys, step.pizza, step.either
+    if modifier > 0:
+        e += modifier
+    elif modifier < 0:
+        if t > 0 and z > 0:
+            t, z, e = t - 1, z - 1, e + 1
+        elif t > 0:
+            t -= 1
+        elif z > 0:
+            z -= 1
+        else:
+            e = max(0, e - 1)
+    return t, z, e

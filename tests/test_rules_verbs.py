@@ -489,10 +489,36 @@ def test_advance_cost_levels_and_modifiers():
     s = position(["Captain", "Kitty"], stuff={0: (2, 1)})
     act(s, "play Captain")
     assert can(s, "use private (fully)")
-    # advance(-1) on Dot: a single toy is enough; a single pizza is not (the toy unit stays)
-    s = position(["Dot"], stuff={0: (1, 0)})
+    # advance(-1) on Dot at Level 0 (1 toy + 1 either): "one less ... resource, of either
+    # type" (R25) may drop the printed toy, so a single pizza is enough, as is a single toy
+    for stuff in ((1, 0), (0, 1)):
+        s = position(["Dot"], stuff={0: stuff})
+        act(s, "play Dot")
+        assert can(s, "use private (fully)")
+        act(s, "use private (fully)")
+        assert s.decision.context["cost"] == (0, 0, 1)
+    s = position(["Dot"], stuff={0: (0, 0)})
     act(s, "play Dot")
     assert not can(s, "use private (fully)")
+
+
+def test_advance_discount_chooses_which_printed_resource_to_drop():
+    """R25: at Level 1 (1 toy + 1 pizza + 1 either), Dot's -1 may drop the toy or the pizza:
+    the cost becomes 2 "either" units, i.e. any 2 resources (2 pizza works, which dropping the
+    "either" unit would not allow), and the PAY decisions make the choice."""
+    s = position(["Dot"], stuff={0: (2, 0)}, level={0: 1})
+    act(s, "play Dot", "use private (fully)")
+    assert s.decision.context["cost"] == (0, 0, 2)
+    act(s, "pay pizza from Stuff", "pay pizza from Stuff")
+    assert player(s, 0)["fort_level"] == 2
+    # 2 toys: likewise (the pizza is dropped)
+    s = position(["Dot"], stuff={0: (0, 2)}, level={0: 1})
+    act(s, "play Dot", "use private (fully)")
+    assert legal(s) == ["pay toys from Stuff"]
+    # one resource is not enough for a cost of two
+    s = position(["Dot"], stuff={0: (0, 1)}, level={0: 1})
+    act(s, "play Dot")
+    assert not can(s, "use private (fully)")  # 1 resource for a cost of 2
 
 
 def test_advance_pay_choices_keep_the_rest_payable():

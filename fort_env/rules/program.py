@@ -32,6 +32,7 @@ from ..constants import (
     STUFF_CAPACITY,
     TOYS,
 )
+from ..game import advance_cost
 from ..stages import (
     ST_ACTION,
     ST_FOLLOW_RUN,
@@ -261,15 +262,9 @@ def resource_of(state: FortState, arg: int) -> int:
 
 
 def cost(state: FortState, p: int, modifier: int) -> tuple[int, int, int]:
-    step = state.game.fort_steps[int(state.players[p, P_LEVEL])]
-    t, z, e = step.toys, step.pizza, step.either + modifier
-    if e < 0:  # -1 on a step with no "either" unit: one toy less, else one pizza less
-        e = 0
-        if t > 0:
-            t -= 1
-        elif z > 0:
-            z -= 1
-    return t, z, e
+    """``(toys, pizza, either)`` for ``p`` to advance from the current Fort Level with the
+    card's cost modifier (``game.advance_cost``, R25)."""
+    return advance_cost(state.game.fort_steps[int(state.players[p, P_LEVEL])], modifier)
 
 
 def payable(state: FortState, p: int, t: int, z: int, e: int) -> bool:
