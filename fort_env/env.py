@@ -7,7 +7,7 @@ Parallel API       No (``is_parallelizable: False``: one agent decides at a time
 Agents             ``player_0`` .. ``player_{n-1}``; ``player_i`` is engine seat ``i``
 Number of agents   2, 3 or 4
 Observation        ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (N,), int8))``
-Observation size   D = ``game.observation_size`` (1480 here, the same for 2, 3 and 4 players)
+Observation size   D = ``game.observation_size`` (1481 here, the same for 2, 3 and 4 players)
 =================  =============================================================================
 
 ("here": the shipped card set, C = 68 cards.) This module is the environment's spec; the rules
@@ -57,7 +57,7 @@ information of the others:
   reshaped); for the shipped card set they are, in order:
 
     slice                 shape  meaning
-    decision              24     one-hot kind of the pending decision
+    decision              25     one-hot kind of the pending decision
     actor                 4      one-hot seat (relative) that must act
     leader                4      one-hot seat (relative) of the leader
     first_player          4      one-hot seat (relative) of the first player
