@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from . import actions as A
+from .action_check import as_action
 from .cards import (
     ADVANCE,
     ANY_RESOURCE,
@@ -541,8 +542,9 @@ class FortState(StateArrays):
 
         Raises:
             IllegalActionError: the action is not legal now; the state is unchanged.
+            TypeError: ``action`` is not an integer (``fort_env.action_check.as_action``).
         """
-        a = int(action)
+        a = as_action(action)
         if self.is_terminal() or a not in self._legal_set():
             why = "out of range" if not 0 <= a < self.game.num_distinct_actions else "not legal"
             raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
