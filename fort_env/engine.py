@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from . import actions as A
-from .action_check import as_action
 from .cards import (
     ADVANCE,
     ANY_RESOURCE,
@@ -90,7 +89,6 @@ from .constants import (
     RECYCLING,
     ROUGH_HOUSING,
     SCORE_TRIGGER,
-    SEED_LIMIT,
     STARTING_KIDS,
     STICKY_FINGERS,
     STUFF_CAPACITY,
@@ -104,6 +102,7 @@ from .constants import (
 )
 from .decisions import Decision, DecisionKind
 from .errors import ConfigError, IllegalActionError
+from .inputs import as_action, check_seed
 from .observation import observation_layout, observation_tensor
 from .stages import (
     ST_ACTION,
@@ -402,14 +401,9 @@ class FortState(StateArrays):
     # ------------------------------------------------------------------ setup
     @classmethod
     def new(cls, game: FortGame, seed: int, first_player: int | None) -> FortState:
-        if (
-            isinstance(seed, bool)
-            or not isinstance(seed, (int, np.integer))
-            or not 0 <= seed < SEED_LIMIT
-        ):
-            raise ConfigError(f"seed must be an int in [0, 2**62), got {seed!r}")
+        seed = check_seed(seed)  # ConfigError out of [0, SEED_LIMIT)
         s = cls.empty(game)
-        s.ctx[C_SEED] = int(seed)
+        s.ctx[C_SEED] = seed
         rng = s._rng()
         n = game.num_players
         first = int(rng.integers(n)) if first_player is None else int(first_player)
@@ -542,7 +536,7 @@ class FortState(StateArrays):
 
         Raises:
             IllegalActionError: the action is not legal now; the state is unchanged.
-            TypeError: ``action`` is not an integer (``fort_env.action_check.as_action``).
+            TypeError: ``action`` is not an integer (``fort_env.inputs.as_action``).
         """
         a = as_action(action)
         if self.is_terminal() or a not in self._legal_set():

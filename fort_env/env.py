@@ -210,7 +210,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .action_check import as_action
 from .cards import PARK_DECK_SIZE
 from .constants import (
     MADE_UP_RULES,
@@ -222,6 +221,7 @@ from .constants import (
 )
 from .engine import FortGame, FortState
 from .errors import ConfigError
+from .inputs import as_action, check_seed
 from .observation import SIZE_SCALE, observation_layout
 from .records import RecordError, make_record
 from .state_arrays import P_LEVEL
@@ -514,11 +514,7 @@ class raw_env(AECEnv):
             ConfigError: a seed out of range.
         """
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise ConfigError(f"seed must be an int in [0, 2**62), got {seed!r}")
-            if not 0 <= seed < SEED_LIMIT:
-                raise ConfigError(f"seed must be in [0, 2**62), got {seed!r}")
-            game_seed = int(seed)
+            game_seed = check_seed(seed)
             self._seeder = np.random.default_rng(game_seed)
         else:
             if self._seeder is None:

@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .constants import SEED_LIMIT
 from .engine import FortGame, FortState
 from .errors import FortError, IllegalActionError
+from .inputs import SEED_RANGE, is_seed
 
 RECORD_FORMAT = "fort-env-record"
 RECORD_VERSION = 1
@@ -101,8 +101,8 @@ def validate_record(record: Any) -> dict[str, Any]:
     if config.get("cards") is not None and not isinstance(config["cards"], str):
         raise _bad("config.cards", "null or a path", config["cards"])
     seed = record.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:
-        raise _bad("seed", "an int in [0, 2**62)", seed)
+    if not isinstance(seed, int) or not is_seed(seed):  # JSON: a Python int
+        raise _bad("seed", SEED_RANGE, seed)
     actions = record.get("actions")
     if not isinstance(actions, list) or not all(_is_int(a) for a in actions):
         raise _bad("actions", "a list of ints", actions)

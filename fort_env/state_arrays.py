@@ -252,6 +252,9 @@ class StateArrays:
             s.done[i] = row[4]
         s.prog.flags.writeable = False  # as the engine's programs: shared by clones
         _check_invariants(s)
+        from .validation import validate_state  # ranges and cross-field invariants (issue 12)
+
+        validate_state(game, s)
         return s
 
 

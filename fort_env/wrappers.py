@@ -78,11 +78,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .action_check import as_action
 from .constants import SEED_LIMIT
 from .engine import FortGame, FortState
 from .env import REWARD_MODES, SCORE_MARGIN_SCALE, final_rewards, observation_box
 from .errors import ConfigError
+from .inputs import as_action
 from .text import state_to_string
 
 __all__ = [

@@ -7,7 +7,7 @@ import pytest
 
 import fort_env
 from fort_env import FortGame
-from fort_env.action_check import as_action
+from fort_env.inputs import as_action
 from fort_env.wrappers import SingleAgentEnv
 
 NOT_INTEGERS = [

@@ -1,8 +1,11 @@
-"""The one check every action passes before it reaches the engine: an integer, not a look-alike.
+"""The checks of values a user hands the engine: actions and seeds, one check each.
 
-``int(x)`` would turn ``311.7``, ``"311"``, ``np.float32(311)`` or ``True`` into an action; this
-module refuses them, so a caller's bug (a float policy output, a string from a file) fails
-loudly instead of playing some action.
+Actions: ``int(x)`` would turn ``311.7``, ``"311"``, ``np.float32(311)`` or ``True`` into an
+action; :func:`as_action` refuses them, so a caller's bug (a float policy output, a string from
+a file) fails loudly instead of playing some action.
+
+Seeds: one range, ``[0, SEED_LIMIT)`` (``fort_env.constants``), checked by :func:`is_seed` at the
+deal, ``reset``, a record and a saved state alike.
 """
 
 from __future__ import annotations
@@ -10,6 +13,33 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from .constants import SEED_LIMIT
+from .errors import ConfigError
+
+# the words of every seed error: "an int in [0, 2**62)"
+SEED_RANGE = f"an int in [0, 2**{SEED_LIMIT.bit_length() - 1})"
+
+
+def is_seed(value: Any) -> bool:
+    """True if ``value`` is a seed: an int or numpy integer (not a bool) in
+    ``[0, SEED_LIMIT)``."""
+    return (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, bool)
+        and 0 <= int(value) < SEED_LIMIT
+    )
+
+
+def check_seed(value: Any) -> int:
+    """``value`` as a Python int if :func:`is_seed`.
+
+    Raises:
+        ConfigError: not a seed ("seed must be an int in [0, 2**62), got ...").
+    """
+    if not is_seed(value):
+        raise ConfigError(f"seed must be {SEED_RANGE}, got {value!r}")
+    return int(value)
 
 
 def as_action(action: Any) -> int:
