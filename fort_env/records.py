@@ -182,4 +182,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise RecordError(f"{path}: not JSON: {e}") from e
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{path}: not UTF-8 text: {e}") from e
+    except RecursionError as e:  # json's decoder recurses once per nesting level
+        raise RecordError(f"{path}: JSON nested too deeply to be a record") from e
     return validate_record(record)

@@ -12,7 +12,12 @@ from typing import Annotated, Any
 
 import typer
 
+from fort_env.cli_errors import bad_option, failures
+
 __all__ = ["main", "register", "train"]
+
+# np.random.seed takes seeds below 2**32; the run derives seeds up to seed + ~10**6 from it
+MAX_SEED = 2**31 - 1
 
 
 def train(
@@ -72,14 +77,20 @@ def train_command(
     out: Annotated[
         Path | None, typer.Option(help="output directory (default: runs/PRESET)")
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="override the preset's seed")] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, max=MAX_SEED, help="override the preset's seed")
+    ] = None,
     timesteps: Annotated[
-        int | None, typer.Option(help="override the learner timesteps to train for")
+        int | None,
+        typer.Option(min=1, max=10**12, help="override the learner timesteps to train for"),
     ] = None,
     minutes: Annotated[
-        float | None, typer.Option(help="override the training wall-time budget (minutes)")
+        float | None,
+        typer.Option(min=0.01, max=10**6, help="override the training wall-time budget (minutes)"),
     ] = None,
-    n_envs: Annotated[int | None, typer.Option(help="override the parallel environments")] = None,
+    n_envs: Annotated[
+        int | None, typer.Option(min=1, max=256, help="override the parallel environments")
+    ] = None,
     resume: Annotated[bool, typer.Option(help="continue the run saved in --out")] = False,
     overwrite: Annotated[bool, typer.Option(help="replace a previous run in --out")] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
@@ -90,13 +101,12 @@ def train_command(
 
     The model plays as the agent ppo:OUT/model.zip, e.g. in fort-env tournament.
     """
-    from train.selfplay import format_summary
-
-    try:
+    with failures():  # ImportError without the train extra
+        from train.selfplay import PRESETS, format_summary
+    if preset not in PRESETS:
+        bad_option("--preset", f"{preset!r} is not one of {', '.join(PRESETS)}")
+    with failures():
         summary = train(preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress)
-    except (FileExistsError, FileNotFoundError, ValueError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from e
     typer.echo(format_summary(summary))
 
 
