@@ -129,6 +129,13 @@ def _check_agents(specs: list[str], option: str) -> None:
             make(spec)
 
 
+def _trusted(spec: str) -> str:
+    """``ppo:PATH[:ARGS]`` with ``trusted=1`` added (``--trust-pickle``); other specs as given."""
+    if not spec.startswith("ppo:") or "trusted=" in spec:
+        return spec
+    return f"{spec}:trusted=1"
+
+
 def _check_out_dir(out: str) -> None:
     """``out`` exists or can be created, and a file can be written in it (names ``--out``)."""
     import tempfile
@@ -186,8 +193,18 @@ def register(app: Any) -> None:
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
         cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
+        trust_pickle: Annotated[
+            bool,
+            typer.Option(
+                "--trust-pickle",
+                help="Let ppo: agents load Stable-Baselines3 .zip files. They are pickled: "
+                "loading one runs any code its author put in it. Only for files you trust.",
+            ),
+        ] = False,
     ) -> None:
         """Play agents against each other with seat rotation; win rates, ratings, game stats."""
+        if trust_pickle:
+            agents = ",".join(_trusted(spec) for spec in _split(agents))
         specs = _split(agents)
         if len(specs) != num_players:
             bad_option(

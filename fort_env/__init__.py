@@ -10,7 +10,14 @@ from .constants import TERMINAL_PLAYER
 from .decisions import Decision, DecisionKind
 from .engine import FortGame, FortState
 from .env import env, raw_env
-from .errors import CardDataError, ConfigError, FortError, IllegalActionError, StateError
+from .errors import (
+    CardDataError,
+    ConfigError,
+    FortError,
+    IllegalActionError,
+    ModelFileError,
+    StateError,
+)
 from .observation import ObservationLayout, observation_layout
 from .records import replay
 
@@ -26,6 +33,7 @@ __all__ = [
     "FortGame",
     "FortState",
     "IllegalActionError",
+    "ModelFileError",
     "ObservationLayout",
     "StateError",
     "env",

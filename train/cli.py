@@ -97,9 +97,10 @@ def train_command(
 ) -> None:
     """Train a Fort agent by self-play (MaskablePPO) and evaluate it in tournaments.
 
-    Writes model.zip, config.json, eval.json, learning_curve.png, tb/ and checkpoints/.
+    Writes model.safetensors + model.json (the policy: tensors and their description),
+    config.json, eval.json, learning_curve.png, tb/, checkpoints/ and league/.
 
-    The model plays as the agent ppo:OUT/model.zip, e.g. in fort-env tournament.
+    The model plays as the agent ppo:OUT/model.safetensors, e.g. in fort-env tournament.
     """
     with failures():  # ImportError without the train extra
         from train.selfplay import PRESETS, format_summary
