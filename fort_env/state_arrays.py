@@ -246,6 +246,7 @@ class StateArrays:
                 not isinstance(row, list)
                 or len(row) != 5
                 or not all(_is_int(x, -1, MAX_STEPS) for x in row)
+                or not _is_int(row[4], 0, 1)  # done: a flag (int8)
             ):
                 raise StateError(f"program[{i}]", "need 5 ints [verb, arg, req_lo, req_hi, done]")
             s.prog[i] = row[:4]
