@@ -8,7 +8,8 @@ state that loads either plays to the end with the game's invariants held or is r
 1. **Ranges** of every ``ctx`` field (the seed through ``fort_env.inputs.is_seed``, seats, the
    stage, the decision kind, card ids, suits, resources, counters; the legality search's
    internal flags must be 0) and of the players' rows (Stuff at most 4 of each, Fort Level 0-5,
-   the Pack within its capacity, the Lookout within Level + 1, turns differing by at most 1).
+   the Pack within its capacity, the Lookout within Level + 1, score and turns at most 999,
+   turns as the round from the first player to the leader gives them).
 2. **Cards**: each Best Friend with its board's seat (or out of the game), unique orders in the
    Park deck and in each deck, Park slots 0-2, the draft zones only during the draft, cards in
    play only with the leader during a play, followed cards only with the follower during a
@@ -133,6 +134,7 @@ from .state_arrays import (
     P_LEVEL,
     P_PACK_P,
     P_PACK_T,
+    P_SCORE,
     P_STUFF_P,
     P_STUFF_T,
     P_TURNS,
@@ -178,6 +180,7 @@ CARD_STAGES = frozenset((ST_DECLARE, ST_MODE, ST_ANY_SUIT, ST_ADD, ST_ADD_COIN, 
 # Stages during which the turn's played card is in play (set in ctx.played_card).
 PLAYED_STAGES = CARD_STAGES | FOLLOW_STAGES
 COUNTER_LIMIT = SEED_LIMIT  # shuffles and serial: counters stored in int64
+COUNT_LIMIT = 999  # a player's score and turns (int16; a game ends near 25 points)
 
 
 def _fail(field: str, problem: str) -> NoReturn:
@@ -274,6 +277,9 @@ def _check_players(game: FortGame, s: Any, ctx: list[int]) -> None:
         for col in (P_STUFF_P, P_STUFF_T):
             if row[col] > STUFF_CAPACITY:
                 _fail(f"{where}.{PLAYER_FIELDS[col]}", f"Stuff holds at most {STUFF_CAPACITY}")
+        for col in (P_SCORE, P_TURNS):  # counters stored as int16: keep room to count on
+            if row[col] > COUNT_LIMIT:
+                _fail(f"{where}.{PLAYER_FIELDS[col]}", f"at most {COUNT_LIMIT}, got {row[col]}")
         level = row[P_LEVEL]
         if level > MAX_FORT_LEVEL:
             _fail(f"{where}.fort_level", f"at most {MAX_FORT_LEVEL}, got {level}")
@@ -283,11 +289,18 @@ def _check_players(game: FortGame, s: Any, ctx: list[int]) -> None:
         lookout = int(np.count_nonzero((s.zone == LOOKOUT) & (s.owner == p)))
         if lookout > level + 1:
             _fail("cards", f"seat {p} has {lookout} Lookout cards; at most Fort Level + 1")
-    turns = players[:, P_TURNS]
-    if int(turns.max()) - int(turns.min()) > 1:
-        _fail("players.turns", f"seats' turn counts differ by more than one: {turns.tolist()}")
-    if ctx[C_STAGE] == ST_DRAFT and int(turns.max()) > 0:
-        _fail("players.turns", "nobody has had a turn during the draft")
+    # A round runs from the first player; the seats that already played in this round have
+    # one more turn than the leader and the seats after it (all equal once the game is over).
+    turns = [int(t) for t in players[:, P_TURNS]]
+    n, first, leader = game.num_players, ctx[C_FIRST], ctx[C_LEADER]
+    done = n if ctx[C_STAGE] == ST_OVER else (leader - first) % n
+    base = turns[leader] - (1 if ctx[C_STAGE] == ST_OVER else 0)
+    expected = [base + int((p - first) % n < done) for p in range(n)]
+    if ctx[C_STAGE] == ST_DRAFT:
+        expected = [0] * n
+    if turns != expected:
+        _fail("players.turns", f"{turns}; with first player {first} and leader {leader} "
+                               f"the round gives {expected}")  # fmt: skip
 
 
 def _check_rules_and_perks(game: FortGame, s: Any) -> None:
