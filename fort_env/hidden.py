@@ -26,7 +26,7 @@ from .constants import (
     SEED_LIMIT,
 )
 from .decisions import DecisionKind
-from .state_arrays import C_ACTOR, C_DECISION, C_SEED, C_SHUFFLES
+from .state_arrays import C_ACTOR, C_DECISION, C_PENDING_COIN, C_SEED, C_SHUFFLES
 
 if TYPE_CHECKING:
     from .engine import FortState
@@ -54,6 +54,8 @@ def resample_hidden(state: FortState, observer: int, rng: np.random.Generator) -
     hidden = (zone == PARK_DECK) | (
         rival & np.isin(zone, (HAND, DECK, DRAFT_PACK, DRAFT_KEPT, LOOKOUT))
     )
+    if s.ctx[C_PENDING_COIN] >= 0:  # the coin card whose suit is being declared: ctx names it
+        hidden[int(s.ctx[C_PENDING_COIN])] = False
     ids = np.flatnonzero(hidden)
     # a slot keeps its mark and declared coin suit (an added Lookout card stays added)
     slots = [(int(zone[c]), int(owner[c]), int(pos[c]), int(s.mark[c]), int(s.coin_as[c]))

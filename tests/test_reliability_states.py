@@ -135,3 +135,27 @@ def test_the_fuzz_catches_a_broken_validator(monkeypatch: pytest.MonkeyPatch) ->
         outcome, _ = try_mutation(config, d, seed=i)
         failures += outcome.kind == "failure"
     assert failures > 0
+
+
+def test_resampling_keeps_an_added_lookout_card_added() -> None:
+    """resample_hidden re-deals a rival's Lookout card with its slot's mark and coin suit:
+    the re-dealt position still loads (it once left the mark on the card it moved away)."""
+    from fort_env.constants import LOOKOUT
+
+    rng = np.random.default_rng(0)
+    for seed in range(200):
+        game = FortGame(2)
+        state = game.new_initial_state(seed)
+        play = np.random.default_rng(seed)
+        while not state.is_terminal():
+            leader = int(state.ctx[3])  # C_LEADER
+            marked = (state.mark == 1) & (state.zone == LOOKOUT) & (state.owner == leader)
+            if marked.any():
+                other = state.resample_hidden(1 - leader, rng)
+                again = (other.mark == 1) & (other.zone == LOOKOUT) & (other.owner == leader)
+                assert again.sum() == marked.sum()
+                assert not ((other.mark == 1) & (other.zone != LOOKOUT) & (other.zone != 7)).any()
+                FortState.from_dict(game, other.to_dict())  # a consistent position
+                return
+            state.apply_action(int(play.choice(state.legal_actions())))
+    pytest.skip("no added Lookout card seen")
