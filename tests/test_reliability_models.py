@@ -313,3 +313,24 @@ def test_a_checkpoint_of_another_network_is_refused(tmp_path: Path) -> None:
     save_checkpoint_files(model, tmp_path / "latest", num_players=2, setup="basic", training={})
     with pytest.raises(ModelFileError, match="not the configured one"):
         load_into_model(_model(arch=(8,)), tmp_path / "latest")
+
+
+def test_a_trusted_sb3_zip_still_plays_and_converts(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from agents.policy_file import convert_sb3_zip
+    from fort_env.cli import app
+
+    model = _model()
+    model.save(tmp_path / "sb3.zip")
+    zipped = tmp_path / "sb3.zip"
+    result = CliRunner().invoke(
+        app, ["tournament", "--agents", f"ppo:{zipped},random", "--games", "2", "--json",
+              "--trust-pickle"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    trusted = agents.make(f"ppo:{zipped}:trusted=1")
+    converted = convert_sb3_zip(zipped, tmp_path / "converted", num_players=2, trusted=True)
+    ours = agents.make(f"ppo:{converted}")
+    for a, b in zip(_probabilities(trusted), _probabilities(ours), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
