@@ -104,9 +104,33 @@ def make(spec: str, seed: int | None = None) -> Agent:
     return agent
 
 
+def construct(cls: type, args: str | None) -> Any:
+    """``cls(**parse_kwargs(args))``, with arguments the constructor does not take refused.
+
+    Raises:
+        ValueError: an argument that is not ``key=value`` or that ``cls`` does not take
+            (the message lists the ones it takes).
+    """
+    import inspect
+
+    kwargs = parse_kwargs(args)
+    try:
+        inspect.signature(cls).bind(**kwargs)
+    except TypeError as exc:
+        takes = [
+            p.name
+            for p in inspect.signature(cls).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ]
+        raise ValueError(
+            f"{cls.__name__}: {exc}; it takes {', '.join(takes) if takes else 'no arguments'}"
+        ) from None
+    return cls(**kwargs)
+
+
 def _simple(cls: type[BaseAgent]) -> Factory:
     def factory(args: str | None) -> Agent:
-        return cls(**parse_kwargs(args))
+        return construct(cls, args)
 
     return factory
 
@@ -116,7 +140,7 @@ def _lazy(module: str, cls_name: str) -> Factory:
         import importlib
 
         cls = getattr(importlib.import_module(f"{__name__}.{module}"), cls_name)
-        return cls(**parse_kwargs(args))
+        return construct(cls, args)
 
     return factory
 

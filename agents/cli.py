@@ -20,7 +20,9 @@ from typing import Annotated, Any
 
 import typer
 
-from fort_env.errors import FortError
+from fort_env.cli_errors import bad_option, failures
+from fort_env.constants import SEED_LIMIT
+from fort_env.engine import FortGame
 
 __all__ = ["analyze", "play", "register", "tournament"]
 
@@ -105,12 +107,64 @@ def analyze(
     return report
 
 
+MAX_SEED = SEED_LIMIT - 1
+SETUPS = ("basic", "advanced")
+
+
+def _check_game(num_players: int, setup: str, cards: str | None) -> None:
+    """Usage errors for ``--setup`` (exit 2); card data that does not load names ``--cards``
+    (exit 1)."""
+    if setup not in SETUPS:
+        bad_option("--setup", f"{setup!r} is not one of {', '.join(SETUPS)}")
+    with failures("--cards"):
+        FortGame(num_players, setup, cards)
+
+
+def _check_agents(specs: list[str], option: str) -> None:
+    """Build each agent spec once, so that a bad one names ``option`` (exit 1) before any
+    game is played."""
+    from agents import make
+
+    if not specs:
+        bad_option(option, "no agent given")
+    for spec in specs:
+        with failures(f"{option} {spec}"):
+            make(spec)
+
+
+def _trusted(spec: str) -> str:
+    """``ppo:PATH[:ARGS]`` with ``trusted=1`` added (``--trust-pickle``); other specs as given."""
+    if not spec.startswith("ppo:") or "trusted=" in spec:
+        return spec
+    return f"{spec}:trusted=1"
+
+
+def _check_out_dir(out: str) -> None:
+    """``out`` exists or can be created, and a file can be written in it (names ``--out``)."""
+    import tempfile
+    from pathlib import Path
+
+    with failures("--out"):
+        Path(out).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+
+
+def _player_counts(text: str) -> list[int]:
+    """``"2,3,4"`` -> ``[2, 3, 4]``; anything else is a usage error of ``--num-players``."""
+    parts = _split(text)
+    if not parts:
+        bad_option("--num-players", "give player counts, e.g. 2,3,4")
+    counts = []
+    for part in parts:
+        if not part.isdigit() or not 2 <= int(part) <= 4:
+            bad_option("--num-players", f"{part!r} is not a player count (2, 3 or 4)")
+        counts.append(int(part))
+    return counts
+
+
 def register(app: Any) -> None:
     """Add the ``tournament``, ``play`` and ``analyze`` commands to a typer app."""
-
-    def _fail(exc: Exception) -> None:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2)
 
     @app.command("tournament")
     def tournament_cmd(
@@ -121,12 +175,21 @@ def register(app: Any) -> None:
                 help="Comma-separated agent specs, one per seat (e.g. heuristic,random).",
             ),
         ],
-        num_players: Annotated[int, typer.Option("--num-players", help="2, 3 or 4.")] = 2,
-        games: Annotated[int, typer.Option("--games", help="Number of games.")] = 100,
+        num_players: Annotated[
+            int, typer.Option("--num-players", min=2, max=4, help="2, 3 or 4.")
+        ] = 2,
+        games: Annotated[
+            int, typer.Option("--games", min=1, max=10**7, help="Number of games.")
+        ] = 100,
         seed: Annotated[
-            int, typer.Option("--seed", help="Run seed (deals and agents derive from it).")
+            int,
+            typer.Option(
+                "--seed", min=0, max=MAX_SEED, help="Run seed (deals and agents derive from it)."
+            ),
         ] = 0,
-        workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+        workers: Annotated[
+            int, typer.Option("--workers", min=1, max=256, help="Parallel processes.")
+        ] = 1,
         json_output: Annotated[
             bool,
             typer.Option("--json", help="Print one JSON object (schema: agents/tournament.py)."),
@@ -141,44 +204,71 @@ def register(app: Any) -> None:
                 "(needs Ray; --workers is then unused).",
             ),
         ] = None,
+        trust_pickle: Annotated[
+            bool,
+            typer.Option(
+                "--trust-pickle",
+                help="Let ppo: agents load Stable-Baselines3 .zip files. They are pickled: "
+                "loading one runs any code its author put in it. Only for files you trust.",
+            ),
+        ] = False,
     ) -> None:
         """Play agents against each other with seat rotation; win rates, ratings, game stats."""
-        try:
+        if trust_pickle:
+            agents = ",".join(_trusted(spec) for spec in _split(agents))
+        specs = _split(agents)
+        if len(specs) != num_players:
+            bad_option(
+                "--agents",
+                f"{len(specs)} agents for {num_players} players: give one agent per seat",
+            )
+        _check_game(num_players, setup, cards)
+        _check_agents(specs, "--agents")
+        with failures():
             tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards,
                        ray_address=ray_address)  # fmt: skip
-        except (ValueError, FortError, ImportError, ConnectionError) as exc:
-            _fail(exc)
 
     @app.command("play")
     def play_cmd(
-        num_players: Annotated[int, typer.Option("--num-players", help="2, 3 or 4.")] = 2,
+        num_players: Annotated[
+            int, typer.Option("--num-players", min=2, max=4, help="2, 3 or 4.")
+        ] = 2,
         opponents: Annotated[
             str,
             typer.Option("--opponents", help="Comma-separated agent specs for the other seats."),
         ] = "heuristic",
         seed: Annotated[
-            int | None, typer.Option("--seed", help="Deal seed (random if not given).")
+            int | None,
+            typer.Option("--seed", min=0, max=MAX_SEED, help="Deal seed (random if not given)."),
         ] = None,
-        seat: Annotated[int, typer.Option("--seat", help="Your seat.")] = 0,
+        seat: Annotated[int, typer.Option("--seat", min=0, max=3, help="Your seat.")] = 0,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
     ) -> None:
         """Play Fort in the terminal against bots."""
-        try:
+        if seat >= num_players:
+            bad_option(
+                "--seat", f"seat {seat} in a {num_players}-player game (0..{num_players - 1})"
+            )
+        _check_game(num_players, setup, None)
+        _check_agents(_split(opponents), "--opponents")
+        with failures():
             play(num_players, opponents, seed, seat, setup)
-        except (ValueError, FortError) as exc:
-            _fail(exc)
 
     @app.command("analyze")
     def analyze_cmd(
-        games: Annotated[int, typer.Option("--games", help="Games per player count.")] = 200,
+        games: Annotated[
+            int, typer.Option("--games", min=1, max=10**7, help="Games per player count.")
+        ] = 200,
         agents: Annotated[
             str, typer.Option("--agents", help="Comma-separated agent specs, seated in turn.")
         ] = "heuristic",
         num_players: Annotated[
             str, typer.Option("--num-players", help="Player counts, e.g. 2,3,4.")
         ] = "2,3,4",
-        seed: Annotated[int, typer.Option("--seed", help="Run seed.")] = 0,
-        workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+        seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Run seed.")] = 0,
+        workers: Annotated[
+            int, typer.Option("--workers", min=1, max=256, help="Parallel processes.")
+        ] = 1,
         out: Annotated[
             str, typer.Option("--out", help="Directory for the PNG plots.")
         ] = "analysis",
@@ -189,7 +279,9 @@ def register(app: Any) -> None:
         cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
     ) -> None:
         """Simulate games and report how the card set plays (tables and PNG plots)."""
-        try:
+        counts = _player_counts(num_players)
+        _check_game(counts[0], setup, cards)
+        _check_agents(_split(agents), "--agents")
+        _check_out_dir(out)
+        with failures():
             analyze(games, agents, num_players, seed, workers, out, json_output, setup, cards=cards)
-        except (ValueError, FortError) as exc:
-            _fail(exc)

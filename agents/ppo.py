@@ -1,15 +1,21 @@
 """``ppo:PATH``: a policy trained with MaskablePPO (``train/selfplay.py``), as an agent.
 
-``agents.make("ppo:runs/quick/model.zip")`` loads the ``.zip`` that ``MaskablePPO.save`` wrote
-and plays it at any seat: it reads ``observation["observation"]`` (the seat's own view, as the
-learner saw it in training) and ``observation["action_mask"]``, and never takes a masked
+``agents.make("ppo:runs/quick/model.safetensors")`` loads a policy saved by
+``agents.policy_file.save_policy`` (``model.safetensors`` + ``model.json``: tensors and a JSON
+description, checked against the game; nothing is unpickled) and plays it at any seat of a game
+of the size it was trained for: it reads ``observation["observation"]`` (the seat's own view,
+as the learner saw it in training) and ``observation["action_mask"]``, and never takes a masked
 action. Arguments after the path, ``ppo:PATH:deterministic=0``, are passed to
 :class:`PPOAgent`: ``deterministic=1`` (default) takes the most probable legal action,
 ``deterministic=0`` samples from the masked policy with the agent's own seeded generator (so
 ``seed()`` makes it reproducible). The path may not contain ``:``.
 
+A Stable-Baselines3 ``.zip`` (``MaskablePPO.save``) is pickled: loading it runs any code its
+author put in it, so it loads only with ``ppo:PATH.zip:trusted=1`` (``trusted=True``), for a
+file whose origin you trust; without it the agent raises ``ModelFileError`` and reads nothing.
+
 Loaded policies are cached per process by (path, modification time), so a league of frozen
-snapshots loads each file once. Needs the ``[train]`` extra (torch, sb3-contrib).
+snapshots loads each file once. Needs the ``[train]`` extra (torch, sb3-contrib, safetensors).
 """
 
 from __future__ import annotations
@@ -20,27 +26,40 @@ from typing import Any
 
 import numpy as np
 
+from fort_env.errors import ModelFileError
+
 __all__ = ["PPOAgent", "load_policy", "make_ppo_agent"]
 
-_POLICIES: dict[tuple[str, float], Any] = {}
+_POLICIES: dict[tuple[str, float, bool], Any] = {}
 
 
-def load_policy(path: str | Path) -> Any:
-    """The ``MaskableActorCriticPolicy`` of a saved MaskablePPO model (cached; CPU, eval mode).
+def load_policy(path: str | Path, trusted: bool = False) -> Any:
+    """The ``MaskableActorCriticPolicy`` of a saved policy (cached; CPU, eval mode).
+
+    Args:
+        path: ``NAME.safetensors`` (or ``NAME.json``, or ``NAME``) saved by
+            ``agents.policy_file.save_policy``; or an SB3 ``.zip`` with ``trusted``.
+        trusted: allow unpickling an SB3 ``.zip`` (it can run any code: trust its origin).
 
     Raises:
-        FileNotFoundError: no such file (the message names it).
+        ModelFileError: no such file, a corrupt or mismatched one (names it), or an SB3 zip
+            without ``trusted`` (nothing of it is read).
     """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no trained model at {str(p)!r} (a MaskablePPO .zip)")
-    key = (str(p.resolve()), p.stat().st_mtime)
-    if key not in _POLICIES:
-        from sb3_contrib import MaskablePPO
+    from .policy_file import is_sb3_zip, load_policy_file, load_sb3_zip, policy_paths
 
-        model = MaskablePPO.load(p, device="cpu")
-        model.policy.set_training_mode(False)
-        _POLICIES[key] = model.policy
+    p = Path(path)
+    zipped = is_sb3_zip(p)
+    probe = p if zipped else policy_paths(p)[0]
+    if not probe.is_file():
+        raise ModelFileError(
+            p, "no trained model there (a saved policy is NAME.safetensors + NAME.json)"
+        )
+    key = (str(probe.resolve()), probe.stat().st_mtime, bool(trusted))
+    if key not in _POLICIES:
+        if zipped:
+            _POLICIES[key] = load_sb3_zip(p, trusted=trusted)
+        else:
+            _POLICIES[key] = load_policy_file(p)[0]
     return _POLICIES[key]
 
 
@@ -48,13 +67,14 @@ class PPOAgent:
     """An agent playing a MaskablePPO policy (module docstring).
 
     Args:
-        path: a model ``.zip`` saved by ``MaskablePPO.save`` (or ``None`` with ``policy``).
+        path: a saved policy (:func:`load_policy`), or ``None`` with ``policy``.
         deterministic: take the most probable legal action (else sample).
         policy: an in-memory ``MaskableActorCriticPolicy`` to play instead of a file.
         seed: the initial seed of the sampling generator.
+        trusted: allow ``path`` to be a pickled SB3 ``.zip`` (:func:`load_policy`).
 
     Raises:
-        FileNotFoundError: ``path`` does not exist.
+        ModelFileError: ``path`` is missing, corrupt, mismatched or an untrusted zip.
         ValueError: neither or both of ``path`` and ``policy``.
     """
 
@@ -66,11 +86,13 @@ class PPOAgent:
         deterministic: bool = True,
         policy: Any = None,
         seed: int | None = None,
+        trusted: bool = False,
     ) -> None:
         if (path is None) == (policy is None):
             raise ValueError("give exactly one of path and policy")
         self.path = None if path is None else str(path)
-        self.policy = load_policy(path) if path is not None else policy
+        self.policy = load_policy(path, trusted=trusted) if path is not None else policy
+        self.observation_size = int(self.policy.observation_space.shape[0])
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
 
@@ -90,7 +112,14 @@ class PPOAgent:
         from stable_baselines3.common.policies import BasePolicy
 
         policy = self.policy
-        obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)[None])
+        observation = np.asarray(observation, dtype=np.float32)
+        if observation.shape != (self.observation_size,):
+            raise ValueError(
+                f"{self.path or 'this policy'} takes observations of {self.observation_size} "
+                f"entries (the game it was trained for); got shape {observation.shape}: a game "
+                "of another player count or setup?"
+            )
+        obs = torch.as_tensor(observation[None])
         legal = np.asarray(mask, dtype=bool)
         with torch.no_grad():
             features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
@@ -117,14 +146,20 @@ def make_ppo_agent(args: str | None) -> PPOAgent:
     """The registry factory: ``args`` is ``PATH[:key=value...]`` (``agents.make("ppo:...")``).
 
     Raises:
-        ValueError: no path given, or a bad ``key=value`` argument.
+        ValueError: no path given, or a bad ``key=value`` argument (``deterministic`` and
+            ``trusted`` are taken, each 0 or 1).
+        ModelFileError: the file does not load (:func:`load_policy`).
     """
     from . import parse_kwargs
 
     if not args:
-        raise ValueError("ppo needs a model path: ppo:PATH (e.g. ppo:runs/quick/model.zip)")
+        raise ValueError("ppo needs a model path: ppo:PATH (e.g. ppo:runs/quick/model.safetensors)")
     path, _, rest = args.partition(":")
     kwargs = parse_kwargs(rest or None)
-    if "deterministic" in kwargs:
-        kwargs["deterministic"] = bool(kwargs["deterministic"])
+    for key, value in kwargs.items():
+        if key not in ("deterministic", "trusted"):
+            raise ValueError(f"ppo takes deterministic=0/1 and trusted=0/1, not {key!r}")
+        if value not in (0, 1):
+            raise ValueError(f"ppo: {key} must be 0 or 1, got {value!r}")
+        kwargs[key] = bool(value)
     return PPOAgent(path, **kwargs)

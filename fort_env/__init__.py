@@ -12,7 +12,14 @@ from .constants import TERMINAL_PLAYER
 from .core import FortGame, FortState
 from .decisions import Decision, DecisionKind
 from .env import env, raw_env
-from .errors import CardDataError, ConfigError, FortError, IllegalActionError, StateError
+from .errors import (
+    CardDataError,
+    ConfigError,
+    FortError,
+    IllegalActionError,
+    ModelFileError,
+    StateError,
+)
 from .observation import ObservationLayout, observation_layout
 from .records import replay
 
@@ -28,6 +35,7 @@ __all__ = [
     "FortGame",
     "FortState",
     "IllegalActionError",
+    "ModelFileError",
     "ObservationLayout",
     "StateError",
     "box_env",

@@ -287,25 +287,56 @@ def _load_toml(path: Path) -> dict[str, Any]:
         raise CardDataError(path, None, None, f"not valid TOML: {exc}") from None
 
 
+def _is_int(value: object) -> bool:
+    """An integer of the data (TOML ``true`` is a bool, which Python also calls an int)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _need(path: Path, card: object, entry: dict[str, Any], key: str, typ: type) -> Any:
     if key not in entry:
         raise CardDataError(path, card, key, "missing")
+    return _typed(path, card, entry, key, typ)
+
+
+def _typed(path: Path, card: object, entry: dict[str, Any], key: str, typ: type) -> Any:
+    """``entry[key]`` if it is a ``typ`` (an int is not a bool, a bool is not an int)."""
     value = entry[key]
-    if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+    if typ is int:
+        ok = _is_int(value)
+    elif typ is bool:
+        ok = isinstance(value, bool)
+    else:
+        ok = isinstance(value, typ)
+    if not ok:
         raise CardDataError(path, card, key, f"expected {typ.__name__}, got {value!r}")
     return value
 
 
-def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
-    entries = _load_toml(path).get("card")
+def _tables(path: Path, key: str, entries: object) -> list[dict[str, Any]]:
+    """``entries`` if it is a list of tables (``[[key]]`` entries); the entry that is not a
+    table is named ``#i`` (1-based), as the loaders name an entry without a name."""
     if not isinstance(entries, list) or not entries:
-        raise CardDataError(path, None, "card", "no [[card]] entries")
+        raise CardDataError(path, None, key, f"no [[{key}]] entries")
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise CardDataError(
+                path, f"#{i + 1}", key, f"expected a [[{key}]] table, got {entry!r}"
+            )
+    return entries
+
+
+def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
+    entries = _tables(path, "card", _load_toml(path).get("card"))
     park: list[dict[str, Any]] = []
     friends: list[dict[str, Any]] = []
     for i, entry in enumerate(entries):
         name = _need(path, f"#{i + 1}", entry, "name", str)
         suits = _need(path, name, entry, "suits", list)
-        if not 1 <= len(suits) <= 2 or any(s not in SUITS for s in suits):
+        if (
+            not 1 <= len(suits) <= 2
+            or not all(isinstance(s, str) for s in suits)
+            or any(s not in SUITS for s in suits)
+        ):
             raise CardDataError(path, name, "suits", f"need 1 or 2 of {SUITS}, got {suits!r}")
         parsed = {}
         for side in ("public", "private"):
@@ -379,6 +410,13 @@ def _load_fort(path: Path) -> tuple[tuple[FortStep, ...], tuple[int, ...]]:
         raise CardDataError(path, "fort track", "step", f"need {MAX_FORT_LEVEL} [[step]] entries")
     out = []
     for i, s in enumerate(steps):
+        if not isinstance(s, dict):
+            raise CardDataError(
+                path, f"step {i}->{i + 1}", "step", f"expected a [[step]] table, got {s!r}"
+            )
+        unknown = set(s) - {"toys", "pizza", "either"}
+        if unknown:
+            raise CardDataError(path, f"step {i}->{i + 1}", sorted(unknown)[0], "unknown field")
         vals = [_need(path, f"step {i}->{i + 1}", s, k, int) for k in ("toys", "pizza", "either")]
         if min(vals) < 0 or sum(vals) < 1:
             raise CardDataError(path, f"step {i}->{i + 1}", "cost", f"bad cost {vals}")
@@ -387,17 +425,25 @@ def _load_fort(path: Path) -> tuple[tuple[FortStep, ...], tuple[int, ...]]:
     if (
         not isinstance(points, list)
         or len(points) != MAX_FORT_LEVEL + 1
-        or not all(isinstance(p, int) and p >= 0 for p in points)
+        or not all(_is_int(p) and p >= 0 for p in points)
     ):
-        raise CardDataError(path, "fort track", "victory_points", "need 6 non-negative integers")
+        raise CardDataError(
+            path, "fort track", "victory_points", f"need 6 non-negative integers, got {points!r}"
+        )
     return tuple(out), tuple(points)
 
 
 def _load_names(path: Path, table: str, expected: tuple[str, ...]) -> tuple[str, ...]:
-    entries = _load_toml(path).get(table)
-    if not isinstance(entries, list):
-        raise CardDataError(path, None, table, f"no [[{table}]] entries")
-    names = tuple(_need(path, f"#{i + 1}", e, "name", str) for i, e in enumerate(entries))
+    entries = _tables(path, table, _load_toml(path).get(table))
+    fields = {"name": str, "text": str, **({"once": bool} if table == "perk" else {})}
+    names = []
+    for i, entry in enumerate(entries):
+        name = _need(path, f"#{i + 1}", entry, "name", str)
+        for key in entry:
+            if key not in fields:
+                raise CardDataError(path, name, key, "unknown field")
+            _typed(path, name, entry, key, fields[key])
+        names.append(name)
     if sorted(names) != sorted(expected):
         raise CardDataError(path, None, "name", f"need exactly {sorted(expected)}, got {names}")
     return expected

@@ -17,9 +17,9 @@ from typing import Annotated
 
 import typer
 
+from .cli_errors import failures
 from .core import FortState
 from .decisions import DecisionKind
-from .errors import FortError
 from .plugins import plugins
 from .records import load_record
 from .records import replay as replay_record
@@ -86,19 +86,13 @@ def replay(
     With --html OUT.html, write the game as a page to step through in a browser instead.
     Exits with status 1 if the file is not a record or does not replay.
     """
-    try:
+    with failures("FILE"):
         record = load_record(file)
-    except FortError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from e
     if html is not None:
         from .replay_html import write_replay_html
 
-        try:
+        with failures("--html"):
             frames = write_replay_html(record, html)
-        except FortError as e:
-            typer.echo(f"error: {e}", err=True)
-            raise typer.Exit(1) from e
         typer.echo(f"wrote {html}: {frames} frames (open it in a browser; arrow keys step)")
         return
     cfg = record["config"]
@@ -107,11 +101,8 @@ def replay(
         f"{file}: {cfg['num_players']} players, {cfg['setup']} setup, {cards}, "
         f"seed {record['seed']}, {len(record['actions'])} decisions"
     )
-    try:
+    with failures("FILE"):
         final = replay_record(record, on_decision=_DecisionPrinter(states))
-    except FortError as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from e
     if not final.is_terminal():
         typer.echo("\n== The record stops before the end of the game ==")
         return
@@ -125,9 +116,13 @@ def replay(
 @app.command()
 def bench(
     json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    seconds: Annotated[float, typer.Option(help="Seconds per round of each figure.")] = 2.0,
-    rounds: Annotated[int, typer.Option(help="Rounds per figure (the median is kept).")] = 3,
-    num_players: Annotated[int, typer.Option(help="Players in the Fort games.")] = 4,
+    seconds: Annotated[
+        float, typer.Option(min=0.01, max=3600.0, help="Seconds per round of each figure.")
+    ] = 2.0,
+    rounds: Annotated[
+        int, typer.Option(min=1, max=1000, help="Rounds per figure (the median is kept).")
+    ] = 3,
+    num_players: Annotated[int, typer.Option(min=2, max=4, help="Players in the Fort games.")] = 4,
     ppo: Annotated[
         bool,
         typer.Option(
@@ -137,7 +132,8 @@ def bench(
         ),
     ] = False,
     ppo_rollouts: Annotated[
-        int, typer.Option(min=1, help="Rollouts timed by --ppo (after one warm-up rollout).")
+        int,
+        typer.Option(min=1, max=1000, help="Rollouts timed by --ppo (after one warm-up rollout)."),
     ] = 3,
 ) -> None:
     """Measure decisions/s of Fort (engine and AEC loop) and of PettingZoo peers, in one run.
@@ -148,13 +144,14 @@ def bench(
 
     from .bench import format_bench, run_bench
 
-    result = run_bench(
-        seconds=seconds,
-        rounds=rounds,
-        num_players=num_players,
-        ppo=ppo,
-        ppo_rollouts=ppo_rollouts,
-    )
+    with failures():  # e.g. --ppo without the train extra
+        result = run_bench(
+            seconds=seconds,
+            rounds=rounds,
+            num_players=num_players,
+            ppo=ppo,
+            ppo_rollouts=ppo_rollouts,
+        )
     typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))
 
 

@@ -24,6 +24,7 @@ from .decisions import Decision, DecisionKind
 from .errors import IllegalActionError
 from .game import SETUPS, GameFacts
 from .hidden import resample_hidden
+from .inputs import as_action
 from .observation import observation_layout, observation_tensor
 from .rules import deal, flow, handlers, legality, search
 from .rules.base import SEARCHED_STAGES
@@ -47,6 +48,7 @@ from .state_arrays import (
     StateArrays,
 )
 from .text import action_to_string, state_to_string
+from .validation import validate_state
 
 __all__ = ["SETUPS", "FortGame", "FortState"]
 
@@ -141,8 +143,9 @@ class FortState(StateArrays):
 
         Raises:
             IllegalActionError: the action is not legal now; the state is unchanged.
+            TypeError: ``action`` is not an integer (``fort_env.inputs.as_action``).
         """
-        a = int(action)
+        a = as_action(action)
         if self.is_terminal() or a not in search.legal_set(self):
             why = "out of range" if not 0 <= a < self.game.num_distinct_actions else "not legal"
             raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
@@ -213,6 +216,19 @@ class FortState(StateArrays):
         """Actions that cannot strand a play: skipping, passing a follow, Recycling, Rough
         Housing (legal whenever locally legal)."""
         return search.unsearched(self, action, self.game.layout)
+
+    @classmethod
+    def from_dict(cls, game: GameFacts, d: dict[str, Any]) -> FortState:
+        """Rebuild a state saved by :meth:`to_dict`, checking every field and the invariants
+        the engine relies on (``fort_env.validation``), so that a loaded state either plays on
+        within the rules or is refused.
+
+        Raises:
+            StateError: a missing, malformed or inconsistent field, naming it; nothing is built.
+        """
+        s: FortState = super().from_dict(game, d)
+        validate_state(game, s)
+        return s
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:

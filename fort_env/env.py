@@ -208,6 +208,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .cards import PARK_DECK_SIZE
 from .constants import (
@@ -220,6 +221,7 @@ from .constants import (
 )
 from .core import FortGame, FortState
 from .errors import ConfigError
+from .inputs import as_action, check_seed
 from .observation import SIZE_SCALE, observation_layout
 from .records import RecordError, make_record
 from .state_arrays import P_LEVEL
@@ -314,7 +316,7 @@ class _AssertOutOfBoundsWrapper(_ReadsRawAttributes, wrappers.AssertOutOfBoundsW
         if type(action) is int and self._start <= action < self._stop:
             wrappers.BaseWrapper.step(self, action)  # in the action space: the check passes
         else:
-            super().step(action)
+            super().step(action)  # PettingZoo's assert; then the raw env's TypeError (bool)
 
 
 class _OrderEnforcingWrapper(_ReadsRawAttributes, wrappers.OrderEnforcingWrapper):
@@ -330,6 +332,13 @@ class _OrderEnforcingWrapper(_ReadsRawAttributes, wrappers.OrderEnforcingWrapper
 
     def __str__(self) -> str:
         return str(self.env)  # as OrderEnforcingWrapper's own: the env's name, "fort_v0"
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """As ``AECEnv.last``; once every agent is done, the raw env's final view (not a
+        ``KeyError``)."""
+        if self._has_reset and not self._raw.agents:
+            return self._raw.last(observe)
+        return super().last(observe)
 
 
 def count_slice_bounds(game: FortGame) -> dict[str, float]:
@@ -505,11 +514,7 @@ class raw_env(AECEnv):
             ConfigError: a seed out of range.
         """
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise ConfigError(f"seed must be an int in [0, 2**62), got {seed!r}")
-            if not 0 <= seed < SEED_LIMIT:
-                raise ConfigError(f"seed must be in [0, 2**62), got {seed!r}")
-            game_seed = int(seed)
+            game_seed = check_seed(seed)
             self._seeder = np.random.default_rng(game_seed)
         else:
             if self._seeder is None:
@@ -568,9 +573,17 @@ class raw_env(AECEnv):
     def step(self, action: int | None) -> None:
         """Take ``action`` for ``agent_selection`` (``None`` for an agent that is done).
 
+        Once every agent is done (``agents`` empty), ``step`` does nothing but warn, as
+        PettingZoo's ``OrderEnforcingWrapper`` does: call ``reset()``.
+
         Raises:
             IllegalActionError: the action is not legal now; nothing changes.
+            TypeError: ``action`` is not an int or numpy integer (a float, str, bool...).
         """
+        if not self.agents:
+            self._live_state()  # before reset(): RuntimeError
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -578,7 +591,7 @@ class raw_env(AECEnv):
         if action is None:
             raise ValueError(f"{agent} is not done: step() needs an action, got None")
         state = self._live_state()
-        a = int(action)
+        a = as_action(action)
         state.apply_action(a)
         self._actions.append(a)
         self._cumulative_rewards[agent] = 0.0
@@ -597,6 +610,23 @@ class raw_env(AECEnv):
             # every reward is 0 until the game ends: _accumulate_rewards() would add nothing
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """As ``AECEnv.last``: ``agent_selection``'s observation, cumulative reward,
+        terminated, truncated and info.
+
+        Once every agent is done (``agents`` empty, after each took its ``step(None)``), the
+        final view of the last agent: its observation (all-zero mask), reward 0 (already
+        returned), terminated or truncated as the episode ended, ``{"action_mask": zeros}``;
+        where ``AECEnv.last`` would raise ``KeyError``.
+        """
+        if self.agents:
+            return super().last(observe)
+        state = self._live_state()
+        agent = self.agent_selection
+        ended = state.is_terminal()
+        info = {"action_mask": np.zeros(self.game.num_distinct_actions, dtype=np.int8)}
+        return (self.observe(agent) if observe else None, 0.0, ended, not ended, info)
 
     def state(self) -> np.ndarray:
         """Every seat's observation concatenated, seat 0 first: float32 ``(num_players * D,)``."""

@@ -52,3 +52,12 @@ class StateError(FortError, ValueError):
 
 class ConfigError(FortError, ValueError):
     """A bad game configuration (player count, setup name, ...)."""
+
+
+class ModelFileError(FortError, ValueError):
+    """A saved policy cannot be used: a missing, corrupt or mismatched file, or a pickled
+    model (a Stable-Baselines3 ``.zip``) loaded without the explicit opt-in. Names the file."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {problem}")

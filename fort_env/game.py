@@ -123,3 +123,9 @@ def advance_cost(step: FortStep, modifier: int) -> tuple[int, int, int]:
         else:
             e = max(0, e - 1)
     return t, z, e
+
+
+def config_card_set(game: GameFacts) -> str | None:
+    """The ``card_set`` entry of a saved state: ``None`` for the shipped set, else its path."""
+    source = game.card_set.source
+    return None if source.endswith("fort_env/data") else source

@@ -26,7 +26,7 @@ from .constants import (
     SEED_LIMIT,
 )
 from .decisions import DecisionKind
-from .state_arrays import C_ACTOR, C_DECISION, C_SEED, C_SHUFFLES
+from .state_arrays import C_ACTOR, C_DECISION, C_PENDING_COIN, C_SEED, C_SHUFFLES
 
 if TYPE_CHECKING:
     from .state_arrays import StateArrays
@@ -56,8 +56,12 @@ def resample_hidden(state: S, observer: int, rng: np.random.Generator) -> S:
     hidden = (zone == PARK_DECK) | (
         rival & np.isin(zone, (HAND, DECK, DRAFT_PACK, DRAFT_KEPT, LOOKOUT))
     )
+    if s.ctx[C_PENDING_COIN] >= 0:  # the coin card whose suit is being declared: ctx names it
+        hidden[int(s.ctx[C_PENDING_COIN])] = False
     ids = np.flatnonzero(hidden)
-    slots = [(int(zone[c]), int(owner[c]), int(pos[c])) for c in ids]
+    # a slot keeps its mark and declared coin suit (an added Lookout card stays added)
+    slots = [(int(zone[c]), int(owner[c]), int(pos[c]), int(s.mark[c]), int(s.coin_as[c]))
+             for c in ids]  # fmt: skip
     bf = g.is_best_friend
     free = [int(c) for c in ids if not bf[c]]
     rng.shuffle(free)
@@ -76,7 +80,7 @@ def resample_hidden(state: S, observer: int, rng: np.random.Generator) -> S:
         assignment[i] = free.pop(options[int(rng.integers(len(options)))])
     # 2b. Each rival's hand and deck keep their Best Friends; other slots take free cards.
     by_owner: dict[int, list[int]] = {}
-    for i, (z, o, _) in enumerate(slots):
+    for i, (z, o, *_) in enumerate(slots):
         if z in (HAND, DECK) and o >= 0:
             by_owner.setdefault(o, []).append(i)
     for idx in by_owner.values():
@@ -89,11 +93,11 @@ def resample_hidden(state: S, observer: int, rng: np.random.Generator) -> S:
         if i not in assignment:
             assignment[i] = free.pop()
     assert not free
-    for i, (z, o, p) in enumerate(slots):
+    for i, (z, o, p, m, coin) in enumerate(slots):
         card = assignment[i]
-        zone[card], owner[card], pos[card] = z, o, p
+        zone[card], owner[card], pos[card], s.mark[card], s.coin_as[card] = z, o, p, m, coin
     # Deck and Park deck orders are hidden too.
-    for o in {o for z, o, _ in slots if z == DECK}:
+    for o in {o for z, o, *_ in slots if z == DECK}:
         d = np.flatnonzero((zone == DECK) & (owner == o))
         pos[d] = rng.permutation(len(d))
     pd = np.flatnonzero(zone == PARK_DECK)

@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .constants import SEED_LIMIT
 from .core import FortGame, FortState
 from .errors import FortError, IllegalActionError
+from .inputs import SEED_RANGE, is_seed
 
 RECORD_FORMAT = "fort-env-record"
 RECORD_VERSION = 1
@@ -101,8 +101,8 @@ def validate_record(record: Any) -> dict[str, Any]:
     if config.get("cards") is not None and not isinstance(config["cards"], str):
         raise _bad("config.cards", "null or a path", config["cards"])
     seed = record.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:
-        raise _bad("seed", "an int in [0, 2**62)", seed)
+    if not isinstance(seed, int) or not is_seed(seed):  # JSON: a Python int
+        raise _bad("seed", SEED_RANGE, seed)
     actions = record.get("actions")
     if not isinstance(actions, list) or not all(_is_int(a) for a in actions):
         raise _bad("actions", "a list of ints", actions)
@@ -182,4 +182,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
         record = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise RecordError(f"{path}: not JSON: {e}") from e
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{path}: not UTF-8 text: {e}") from e
+    except RecursionError as e:  # json's decoder recurses once per nesting level
+        raise RecordError(f"{path}: JSON nested too deeply to be a record") from e
     return validate_record(record)

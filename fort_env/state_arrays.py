@@ -24,6 +24,7 @@ import numpy as np
 from .cards import MAX_ACTION_STEPS
 from .constants import IN_BOX, IN_STACK, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
 from .errors import StateError
+from .game import config_card_set
 from .stages import ST_ACTION, ST_FOLLOW_RUN
 
 if TYPE_CHECKING:
@@ -356,6 +357,7 @@ class StateArrays:
                 not isinstance(row, list)
                 or len(row) != 5
                 or not all(_is_int(x, -1, MAX_STEPS) for x in row)
+                or not _is_int(row[4], 0, 1)  # done: a flag (int8)
             ):
                 raise StateError(f"program[{i}]", "need 5 ints [verb, arg, req_lo, req_hi, done]")
             s.prog[i] = row[:4]
@@ -377,12 +379,6 @@ _CTX_RANGES: dict[str, tuple[int, int]] = {
     "end_triggered": (0, 1), "program_full": (0, 1), "program_failed": (0, 1),
     "both_full": (0, 1),
 }  # fmt: skip
-
-
-def config_card_set(game: GameFacts) -> str | None:
-    """The ``card_set`` entry of a saved state: ``None`` for the shipped set, else its path."""
-    source = game.card_set.source
-    return None if source.endswith("fort_env/data") else source
 
 
 def _is_int(x: Any, lo: int, hi: int) -> bool:

@@ -56,8 +56,9 @@ over an episode to ``shaping`` times the final score margin, so the return becom
 ``reward + shaping * margin``; the end of the game is unchanged as the goal.
 
 An illegal action ends the episode with reward ``illegal_reward`` (-1, as
-``fort_env.env()``'s TerminateIllegal wrapper) and ``info["illegal_action"] = True``: masked
-trainers never take one, and checkers that step random actions still work.
+``fort_env.env()``'s TerminateIllegal wrapper) and ``info["illegal_action"] = True``; later
+``step`` calls raise ``RuntimeError`` until ``reset``. Masked trainers never take one, and
+checkers that step random actions still work.
 
 Seeding
 -------
@@ -81,6 +82,7 @@ from .constants import SEED_LIMIT
 from .core import FortGame, FortState
 from .env import REWARD_MODES, SCORE_MARGIN_SCALE, final_rewards, observation_box
 from .errors import ConfigError
+from .inputs import as_action
 from .text import state_to_string
 
 __all__ = [
@@ -245,6 +247,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
         self._potential = 0.0
         self._game_seed = 0
+        self._ended = False  # an illegal action ended the episode (the game itself goes on)
 
     # ------------------------------------------------------------------ opponents
     def _rival_list(self, opponents: Opponent | Sequence[Opponent]) -> list[Opponent]:
@@ -338,6 +341,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         else:  # pragma: no cover - the rules give every seat a turn
             raise RuntimeError("the learner never got a decision in 100 deals")
         self._potential = self._phi() if self.shaping else 0.0
+        self._ended = False
         return self._observe(), self._info()
 
     def step(
@@ -348,12 +352,18 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
         Returns:
             ``(observation, reward, terminated, truncated, info)``, all of the learner's seat.
+
+        Raises:
+            RuntimeError: the episode is over (the game ended, or an illegal action ended
+                it): call ``reset()``.
+            TypeError: ``action`` is not an int or numpy integer (a float, str, bool...).
         """
         state = self.state
-        if state.is_terminal():
+        if state.is_terminal() or self._ended:
             raise RuntimeError("the episode is over: call reset()")
-        a = int(action)
+        a = as_action(action)
         if not (0 <= a < self._mask.size and self._mask[a]):
+            self._ended = True
             info = self._info()
             info["illegal_action"] = True
             self._mask = np.zeros_like(self._mask)

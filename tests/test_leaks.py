@@ -48,8 +48,16 @@ def positions(num_players: int, setup: str, seed: int) -> Iterator[fort_env.raw_
 def redealt(env: fort_env.raw_env, seat: int, rng: np.random.Generator) -> fort_env.raw_env:
     """A copy of ``env`` continued from the position with ``seat``'s hidden information re-dealt."""
     other = copy.deepcopy(env)
-    other.set_fort_state(env.fort_state().resample_hidden(seat, rng))
-    return other
+    # A re-deal consistent with what `seat` sees can leave another seat, the one acting, with
+    # no legal action (its hidden hand no longer completes the card it played: a MODE
+    # decision with no mode); from_dict refuses such a position (StateError), so draw again.
+    for _ in range(50):
+        try:
+            other.set_fort_state(env.fort_state().resample_hidden(seat, rng))
+            return other
+        except fort_env.StateError:
+            continue
+    raise AssertionError("50 re-deals in a row were positions the engine cannot continue")
 
 
 def differing_lines(a: str, b: str) -> list[tuple[str, str]]:

@@ -171,7 +171,7 @@ def test_cli_replay_rejects_a_bad_record(tmp_path: Path) -> None:
     path.write_text('{"format": "something else"}')
     result = CliRunner().invoke(app, ["replay", str(path)])
     assert result.exit_code == 1
-    assert "error: field 'format'" in result.output
+    assert "error: FILE: field 'format'" in result.output
 
 
 def test_a_bare_state_pickles_and_deep_copies_whole() -> None:

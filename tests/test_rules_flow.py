@@ -268,7 +268,9 @@ def test_only_rival_yards_left_to_recruit():
 
 @pytest.mark.parametrize("turns, cleaned", [(0, False), (1, True)])
 def test_cleanup_is_skipped_on_the_first_turn(turns, cleaned):
-    s = build(2, hands={0: ["Doodles"], 1: ["Ant"]}, yard={1: ["Rusty"]}, turns={0: 1, 1: turns})
+    s = build(
+        2, hands={0: ["Doodles"], 1: ["Ant"]}, yard={1: ["Rusty"]}, turns={0: turns, 1: turns}
+    )
     act(s, "skip the Play phase", "recruit the top of the Park deck")
     assert s.current_player() == 1 and kind(s) == "PLAY"
     if cleaned:

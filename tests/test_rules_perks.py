@@ -413,7 +413,7 @@ def test_sticky_fingers_does_not_apply_while_following():
 def test_xxl_backpack_adds_two_to_the_pack(held, capacity):
     # Rusty private "pack": usable while the Pack has room
     perks = {0: ["XXL Backpack"]} if held else {}
-    for packed in range(4):
+    for packed in range(capacity + 1):  # a Pack fuller than its capacity does not load
         s = build(2, hands={0: ["Rusty"], 1: ["Kitty"]}, stuff={0: (2, 2)},
                   pack={0: (packed, 0)}, perks=perks)  # fmt: skip
         act(s, "play Rusty")

@@ -15,10 +15,11 @@ pytest.importorskip("sb3_contrib")  # the [train] extra
 
 import agents
 from agents.tournament import run_tournament
+from fort_env.errors import ModelFileError
 from train import selfplay
 
 ROOT = Path(__file__).resolve().parent.parent
-OUTPUTS = ("model.zip", "config.json", "eval.json", "learning_curve.png")
+OUTPUTS = ("model.safetensors", "model.json", "config.json", "eval.json", "learning_curve.png")
 
 
 @pytest.fixture(scope="module")
@@ -51,11 +52,12 @@ def test_smoke_writes_every_output(tiny_run: Path) -> None:
     assert summary["evals"] and summary["history"]
     # The league grew a frozen snapshot of the learner (tiny preset: snapshot_weight > 0).
     assert any(spec.startswith("ppo:") for spec in summary["league"])
-    assert list((tiny_run / "league").glob("snapshot_*.zip"))
+    assert list((tiny_run / "league").glob("snapshot_*.safetensors"))
+    assert not list(tiny_run.rglob("*.zip"))  # nothing pickled is written
 
 
 def test_model_loads_as_an_agent(tiny_run: Path) -> None:
-    path = tiny_run / "model.zip"
+    path = tiny_run / "model.safetensors"
     agent = agents.make(f"ppo:{path}", seed=0)
     assert agent.name == f"ppo:{path}"
     result = run_tournament([f"ppo:{path}", "random"], 2, 2, seed=1, progress=False)
@@ -67,7 +69,7 @@ def test_model_loads_as_an_agent(tiny_run: Path) -> None:
 def test_ppo_agent_takes_only_legal_actions(tiny_run: Path) -> None:
     from fort_env import FortGame
 
-    agent = agents.make(f"ppo:{tiny_run / 'model.zip'}:deterministic=0", seed=0)
+    agent = agents.make(f"ppo:{tiny_run / 'model.safetensors'}:deterministic=0", seed=0)
     game = FortGame(2)
     state = game.new_initial_state(seed=4)
     for _ in range(100):
@@ -84,8 +86,8 @@ def test_ppo_agent_takes_only_legal_actions(tiny_run: Path) -> None:
 def test_ppo_spec_errors(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="model path"):
         agents.make("ppo")
-    with pytest.raises(FileNotFoundError, match="no trained model"):
-        agents.make(f"ppo:{tmp_path / 'missing.zip'}")
+    with pytest.raises(ModelFileError, match="no trained model"):
+        agents.make(f"ppo:{tmp_path / 'missing.safetensors'}")
 
 
 def test_resume_continues_the_run(tiny_run: Path, tmp_path: Path) -> None:
@@ -169,7 +171,7 @@ def test_ppo_agent_probabilities_match_the_masked_policy(tiny_run: Path) -> None
 
     from fort_env import FortGame
 
-    agent = agents.make(f"ppo:{tiny_run / 'model.zip'}", seed=0)
+    agent = agents.make(f"ppo:{tiny_run / 'model.safetensors'}", seed=0)
     policy = agent.policy  # type: ignore[attr-defined]
     state = FortGame(2).new_initial_state(seed=9)
     rng = np.random.default_rng(0)

@@ -151,8 +151,14 @@ def ppo_rollout_share(
         with tempfile.TemporaryDirectory(prefix="fort-bench-") as tmp:
             model = selfplay.make_model(config, venv)
             if snapshot and config.snapshot_weight > 0:
-                path = Path(tmp) / "snapshot.zip"
-                model.save(path)
+                from agents.policy_file import save_policy
+
+                path = save_policy(
+                    model,
+                    Path(tmp) / "snapshot",
+                    num_players=config.num_players,
+                    setup=config.setup,
+                )
                 suffix = "" if config.snapshot_deterministic else ":deterministic=0"
                 league.snapshots.append(f"ppo:{path}{suffix}")
             raw.env_method("set_opponent_sampler", _timed_sampler(league, clock))

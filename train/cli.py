@@ -12,7 +12,12 @@ from typing import Annotated, Any
 
 import typer
 
+from fort_env.cli_errors import bad_option, failures
+
 __all__ = ["main", "register", "train"]
+
+# np.random.seed takes seeds below 2**32; the run derives seeds up to seed + ~10**6 from it
+MAX_SEED = 2**31 - 1
 
 
 def train(
@@ -81,14 +86,20 @@ def train_command(
         Path | None,
         typer.Option(help="output directory (default: a new runs/PRESET-YYYYmmdd-HHMMSS)"),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="override the preset's seed")] = None,
+    seed: Annotated[
+        int | None, typer.Option(min=0, max=MAX_SEED, help="override the preset's seed")
+    ] = None,
     timesteps: Annotated[
-        int | None, typer.Option(help="override the learner timesteps to train for")
+        int | None,
+        typer.Option(min=1, max=10**12, help="override the learner timesteps to train for"),
     ] = None,
     minutes: Annotated[
-        float | None, typer.Option(help="override the training wall-time budget (minutes)")
+        float | None,
+        typer.Option(min=0.01, max=10**6, help="override the training wall-time budget (minutes)"),
     ] = None,
-    n_envs: Annotated[int | None, typer.Option(help="override the parallel environments")] = None,
+    n_envs: Annotated[
+        int | None, typer.Option(min=1, max=256, help="override the parallel environments")
+    ] = None,
     resume: Annotated[
         bool, typer.Option(help="continue the run in --out (default: the preset's newest run)")
     ] = False,
@@ -100,7 +111,8 @@ def train_command(
         str, typer.Option(help="sb3 (MaskablePPO), or rllib (Ray RLlib PPO; the rllib extra)")
     ] = "sb3",
     num_env_runners: Annotated[
-        int | None, typer.Option(help="rllib: env-runner actors sampling games (1 CPU each)")
+        int | None,
+        typer.Option(min=1, max=256, help="rllib: env-runner actors sampling games (1 CPU each)"),
     ] = None,
     ray_address: Annotated[
         str | None,
@@ -109,9 +121,10 @@ def train_command(
 ) -> None:
     """Train a Fort agent by self-play (MaskablePPO) and evaluate it in tournaments.
 
-    Writes model.zip, config.json, eval.json, learning_curve.png, tb/ and checkpoints/.
+    Writes model.safetensors + model.json (the policy: tensors and their description),
+    config.json, eval.json, learning_curve.png, tb/, checkpoints/ and league/.
 
-    The model plays as the agent ppo:OUT/model.zip, e.g. in fort-env tournament.
+    The model plays as the agent ppo:OUT/model.safetensors, e.g. in fort-env tournament.
 
     With --backend rllib: self-play PPO on Ray RLlib (train/rllib_selfplay.py), on this machine
     or the Ray cluster at --ray-address; writes checkpoint/, progress.jsonl and summary.json.
@@ -130,13 +143,12 @@ def train_command(
     if num_env_runners is not None or ray_address is not None:
         typer.echo("error: --num-env-runners and --ray-address need --backend rllib", err=True)
         raise typer.Exit(1)
-    from train.selfplay import format_summary
-
-    try:
+    with failures():  # ImportError without the train extra
+        from train.selfplay import PRESETS, format_summary
+    if preset not in PRESETS:
+        bad_option("--preset", f"{preset!r} is not one of {', '.join(PRESETS)}")
+    with failures():
         summary = train(preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress)
-    except (FileExistsError, FileNotFoundError, ValueError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(1) from e
     typer.echo(format_summary(summary))
 
 

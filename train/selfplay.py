@@ -21,12 +21,18 @@ Run it as ``fort-env train --preset quick --out runs/quick`` (or ``python -m tra
    updates, a wall-time budget; with ``train.progress.ProgressCallback`` in SB3's
    ``CallbackList``. (SB3's ``CheckpointCallback`` and ``EvalCallback`` do not save the league
    and the resumable counters with the model, nor evaluate by tournament, so they are not used.)
-7. **Outputs** in ``out``: ``model.zip`` (loads as ``agents.make("ppo:OUT/model.zip")``),
-   ``config.json``, ``eval.json`` (final tournaments, history), ``learning_curve.png``,
-   ``tb/`` (TensorBoard), ``checkpoints/`` (for ``resume``), ``league/`` (snapshots).
+7. **Outputs** in ``out``: ``model.safetensors`` + ``model.json`` (the policy's tensors and
+   its JSON description, ``agents.policy_file``; loads as
+   ``agents.make("ppo:OUT/model.safetensors")``, nothing unpickled), ``config.json``,
+   ``eval.json`` (final tournaments, history), ``learning_curve.png``, ``tb/`` (TensorBoard),
+   ``checkpoints/`` (for ``resume``), ``league/`` (snapshots, in the same format).
 
-Resume an interrupted run with ``resume=True`` (``--resume``): the model, the league, the
-history and the step count come back from ``out/checkpoints/``.
+Resume an interrupted run with ``resume=True`` (``--resume``): the learner is rebuilt from
+``config.json`` and the checkpoint's tensors are loaded into it (policy weights, Adam's
+moments, the step count; ``checkpoints/latest.*``), and the league, the history and the
+counters come back from ``checkpoints/state.json``. Nothing is unpickled: a ``.zip`` in
+``checkpoints/`` or ``league/`` is never loaded. Not restored: the random generators'
+states (a resumed run is not bit-identical to an uninterrupted one).
 
 Sources of the habits: CleanRL ``ppo.py`` (one file, dataclass config, seeding block,
 ``charts/SPS``); sb3-contrib's ``MaskablePPO`` docs (``action_masks()``); PettingZoo's SB3
@@ -57,6 +63,7 @@ from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 import agents
+from agents.policy_file import load_into_model, save_checkpoint_files, save_policy
 from agents.tournament import decision_info, format_table, run_tournament
 from fort_env.wrappers import SingleAgentEnv
 from train.progress import ProgressCallback
@@ -477,7 +484,7 @@ class SelfPlayCallback(BaseCallback):
         """Checkpoint, evaluate against ``eval_opponents``, maybe add a snapshot."""
         self.state["last_eval"] = self.num_timesteps
         cfg = self.config
-        ckpt = save_checkpoint(self.model, self.out, self.league, self.state)
+        ckpt = save_checkpoint(self.model, self.out, self.league, self.state, cfg)
         results = evaluate(
             ckpt, cfg.eval_opponents, cfg.eval_games, cfg, workers=1, seed=cfg.seed + 7
         )
@@ -502,8 +509,13 @@ class SelfPlayCallback(BaseCallback):
         """Freeze the learner into ``league/`` and send the grown league to the workers."""
         league_dir = self.out / "league"
         league_dir.mkdir(parents=True, exist_ok=True)
-        path = league_dir / f"snapshot_{self.num_timesteps}.zip"
-        self.model.save(path)
+        path = save_policy(
+            self.model,
+            league_dir / f"snapshot_{self.num_timesteps}",
+            num_players=self.config.num_players,
+            setup=self.config.setup,
+            training=dataclasses.asdict(self.config),
+        )
         suffix = "" if self.config.snapshot_deterministic else ":deterministic=0"
         self.league.snapshots.append(f"ppo:{path}{suffix}")
         del self.league.snapshots[: -self.config.max_snapshots]
@@ -526,11 +538,19 @@ def save_state(out: Path, league: League, state: Mapping[str, Any]) -> None:
     path.write_text(json.dumps(d, indent=1))
 
 
-def save_checkpoint(model: Any, out: Path, league: League, state: dict[str, Any]) -> Path:
-    """Save the model to ``checkpoints/latest.zip`` and the run state beside it."""
-    path = out / "checkpoints" / "latest.zip"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(path)
+def save_checkpoint(
+    model: Any, out: Path, league: League, state: dict[str, Any], config: Config
+) -> Path:
+    """Save the learner to ``checkpoints/latest.safetensors`` (+ ``latest.json``, the
+    optimizer's ``latest.optimizer.safetensors``) and the run state beside it; returns the
+    ``.safetensors`` path."""
+    path = save_checkpoint_files(
+        model,
+        out / "checkpoints" / "latest",
+        num_players=config.num_players,
+        setup=config.setup,
+        training=dataclasses.asdict(config),
+    )
     state["timesteps"] = int(model.num_timesteps)
     save_state(out, league, state)
     return path
@@ -543,8 +563,11 @@ def load_state(out: Path) -> tuple[dict[str, Any], League]:
         FileNotFoundError: the directory has no checkpoint.
     """
     path = out / "checkpoints" / "state.json"
-    if not path.is_file() or not (out / "checkpoints" / "latest.zip").is_file():
-        raise FileNotFoundError(f"nothing to resume in {out}: no checkpoints/ there")
+    if not path.is_file() or not (out / "checkpoints" / "latest.safetensors").is_file():
+        raise FileNotFoundError(
+            f"nothing to resume in {out}: no checkpoints/state.json and latest.safetensors "
+            "there (a run saved before the safetensors format cannot be resumed)"
+        )
     d = json.loads(path.read_text())
     lg = d.pop("league")
     league = League(
@@ -651,15 +674,9 @@ def run(
     vec_env = make_vec_env(config, league)
     vec_env.seed(config.seed + 1000 * len(state["evals"]))
 
-    if resume:
-        model = MaskablePPO.load(
-            out / "checkpoints" / "latest.zip",
-            env=vec_env,
-            device="cpu",
-            learning_rate=lr_schedule(config),
-        )
-    else:
-        model = make_model(config, vec_env, tensorboard_log=str(out / "tb"))
+    model = make_model(config, vec_env, tensorboard_log=str(out / "tb"))
+    if resume:  # the checkpoint's tensors into the learner built from config.json
+        load_into_model(model, out / "checkpoints" / "latest.safetensors")
     callback = SelfPlayCallback(config, out, league, state, start, verbose=verbose)
     callbacks: list[BaseCallback] = [callback]
     if progress_bar:  # a bar over the real budget (steps or time), log lines if not a tty
@@ -677,12 +694,17 @@ def run(
             )
     finally:
         state["elapsed_before"] = callback.elapsed()
-        save_checkpoint(model, out, league, state)
+        save_checkpoint(model, out, league, state, config)
         vec_env.close()
     train_seconds = time.perf_counter() - start
 
-    model_path = out / "model.zip"
-    model.save(model_path)
+    model_path = save_policy(
+        model,
+        out / "model",
+        num_players=config.num_players,
+        setup=config.setup,
+        training=dataclasses.asdict(config),
+    )
     t0 = time.perf_counter()
     final = evaluate(
         model_path,
@@ -737,7 +759,14 @@ def clean_output(out: str | Path) -> None:
     out = Path(out)
     for name in ("checkpoints", "league", "tb"):
         shutil.rmtree(out / name, ignore_errors=True)
-    for name in ("model.zip", "config.json", "eval.json", "learning_curve.png"):
+    for name in (
+        "model.safetensors",
+        "model.json",
+        "model.zip",  # written before the safetensors format
+        "config.json",
+        "eval.json",
+        "learning_curve.png",
+    ):
         (out / name).unlink(missing_ok=True)
 
 

@@ -24,10 +24,10 @@ from ..constants import (
     PARK_DECK,
     PARK_SIZE,
     PERKS,
-    SEED_LIMIT,
     STARTING_KIDS,
 )
 from ..errors import ConfigError
+from ..inputs import check_seed
 from ..rng import EventRng
 from ..stages import (
     ST_DRAFT,
@@ -50,14 +50,9 @@ S = TypeVar("S", bound="FortState")
 
 
 def new_state(cls: type[S], game: FortGame, seed: int, first_player: int | None) -> S:
-    if (
-        isinstance(seed, bool)
-        or not isinstance(seed, (int, np.integer))
-        or not 0 <= seed < SEED_LIMIT
-    ):
-        raise ConfigError(f"seed must be an int in [0, 2**62), got {seed!r}")
+    seed = check_seed(seed)  # ConfigError out of [0, SEED_LIMIT)
     s = cls.empty(game)
-    s.ctx[C_SEED] = int(seed)
+    s.ctx[C_SEED] = seed
     rng = event_rng(s)
     n = game.num_players
     first = rng.below(n) if first_player is None else int(first_player)
