@@ -230,6 +230,20 @@ from .text import card_label, state_to_string
 REWARD_MODES = ("win_loss", "rank", "score_margin")
 SCORE_MARGIN_SCALE = float(SCORE_TRIGGER)  # "score_margin" divides point differences by this
 ILLEGAL_ACTION_REWARD = -1.0  # TerminateIllegalWrapper's reward for an illegal action
+
+
+def draw_game_seed(rng: np.random.Generator) -> int:
+    """A game seed in ``[0, SEED_LIMIT)`` drawn from ``rng``: how both front ends (``raw_env``
+    and ``wrappers.SingleAgentEnv``) deal a game when they are not given its seed."""
+    return int(rng.integers(SEED_LIMIT))
+
+
+def is_legal(action: int, mask: np.ndarray) -> bool:
+    """Whether ``action`` (already an int, ``inputs.as_action``) is allowed by ``mask``
+    (shape ``(N,)``): the one legality test of both front ends before the engine's own."""
+    return 0 <= action < mask.size and bool(mask[action])
+
+
 _INT16_MAX = float(np.iinfo(np.int16).max)  # the state stores scores and turns as int16
 
 
@@ -519,7 +533,7 @@ class raw_env(AECEnv):
         else:
             if self._seeder is None:
                 self._seeder = np.random.default_rng()
-            game_seed = int(self._seeder.integers(SEED_LIMIT))
+            game_seed = draw_game_seed(self._seeder)
         self._seed = game_seed
         self._actions = []
         self._start(self.game.new_initial_state(seed=game_seed))

@@ -66,6 +66,14 @@ Seeding
 ``reset(seed=s)`` seeds the env's generator (``self.np_random``), from which each episode draws
 the game's seed, the opponents' seeds and (when rotating) the first learner seat; the same
 seed and the same actions give the same episodes.
+
+One front end's rules
+---------------------
+
+This env and ``fort_env.env()`` share one definition of each rule of the interface, from
+``fort_env/env.py``: the game seed drawn when none is given (``draw_game_seed``), the legality
+test (``is_legal``, after ``inputs.as_action``), the illegal-action reward
+(``ILLEGAL_ACTION_REWARD``) and the final rewards (``final_rewards``, by ``reward`` mode).
 """
 
 from __future__ import annotations
@@ -78,9 +86,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .constants import SEED_LIMIT
 from .core import FortGame, FortState
-from .env import REWARD_MODES, SCORE_MARGIN_SCALE, final_rewards, observation_box
+from .env import (
+    ILLEGAL_ACTION_REWARD,
+    REWARD_MODES,
+    SCORE_MARGIN_SCALE,
+    draw_game_seed,
+    final_rewards,
+    is_legal,
+    observation_box,
+)
 from .errors import ConfigError
 from .inputs import as_action
 from .text import state_to_string
@@ -211,7 +226,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         first_player: int | None = None,
         reward: str = "win_loss",
         shaping: float = 0.0,
-        illegal_reward: float = -1.0,
+        illegal_reward: float = ILLEGAL_ACTION_REWARD,
         cards: str | Path | None = None,
         opponent_info: InfoFn | None = None,
         render_mode: str | None = None,
@@ -333,7 +348,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             if callable(seed_fn):
                 seed_fn(int(rng.integers(2**32)))
         for _ in range(100):  # a game that ends before the learner acts is dealt again
-            self._game_seed = int(rng.integers(SEED_LIMIT))
+            self._game_seed = draw_game_seed(rng)
             self._state = self.game.new_initial_state(self._game_seed, self.first_player)
             self._play_opponents()
             if not self._state.is_terminal():
@@ -362,7 +377,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         if state.is_terminal() or self._ended:
             raise RuntimeError("the episode is over: call reset()")
         a = as_action(action)
-        if not (0 <= a < self._mask.size and self._mask[a]):
+        if not is_legal(a, self._mask):
             self._ended = True
             info = self._info()
             info["illegal_action"] = True
