@@ -91,6 +91,7 @@ from .stages import (
     ST_OVER,
     ST_PLAY,
     ST_RECRUIT,
+    ST_ROUGH_HOUSING,
 )
 from .state_arrays import (
     C_ACTOR,
@@ -170,6 +171,7 @@ STAGE_DECISIONS: dict[int, frozenset[int]] = {
     ST_RECRUIT: frozenset((K.RECRUIT,)),
     ST_BIRTHDAY: frozenset((K.BIRTHDAY,)),
     ST_OVER: frozenset((K.TERMINAL,)),
+    ST_ROUGH_HOUSING: frozenset((K.ROUGH_HOUSING,)),
 }
 LEADER_STAGES = frozenset(
     (ST_PLAY, ST_DECLARE, ST_MODE, ST_ANY_SUIT, ST_ADD, ST_ADD_COIN, ST_ACTION, ST_DO_OVER,
@@ -179,7 +181,9 @@ FOLLOW_STAGES = frozenset((ST_FOLLOW, ST_FOLLOW_SECOND, ST_FOLLOW_RUN))
 # Stages of the leader's play after a card was played, before the followers.
 CARD_STAGES = frozenset((ST_DECLARE, ST_MODE, ST_ANY_SUIT, ST_ADD, ST_ADD_COIN, ST_ACTION))
 # Stages during which the turn's played card is in play (set in ctx.played_card).
-PLAYED_STAGES = CARD_STAGES | FOLLOW_STAGES
+PLAYED_STAGES = CARD_STAGES | FOLLOW_STAGES | {ST_ROUGH_HOUSING}
+# Stages during which the leader has cards in play.
+PLAY_UNDER_WAY = LEADER_STAGES | FOLLOW_STAGES | {ST_ROUGH_HOUSING}
 COUNTER_LIMIT = SEED_LIMIT  # shuffles and serial: counters stored in int64
 COUNT_LIMIT = 999  # a player's score and turns (int16; a game ends near 25 points)
 
@@ -221,7 +225,7 @@ def _ctx_ranges(game: FortGame) -> dict[int, tuple[int, int]]:
         C_FIRST: (0, last_seat),
         C_LEADER: (0, last_seat),
         C_END: (0, 1),
-        C_STAGE: (0, ST_OVER),
+        C_STAGE: (0, ST_ROUGH_HOUSING),
         C_ACTOR: (TERMINAL_PLAYER, last_seat),
         C_DECISION: (0, len(DecisionKind) - 1),
         C_PLAYED: (-1, last_card),
@@ -247,7 +251,7 @@ def _ctx_ranges(game: FortGame) -> dict[int, tuple[int, int]]:
         C_REWARD: (0, 2),
         C_FOLLOWER: (-1, last_seat),
         C_FOLLOW_TRASH: (0, 1),
-        C_ROUGH: (-1, last_seat),
+        C_ROUGH: (-2, last_seat),  # -2: the holder followed this card (R16)
         C_TRASH_THIS: (0, 1),
         C_SERIAL: (0, COUNTER_LIMIT - 1),
         C_DRAFT_ROUND: (0, STARTING_KIDS),
@@ -336,7 +340,7 @@ def _check_cards(game: FortGame, s: Any, ctx: list[int]) -> None:
             _fail(f"{where}.zone", "only Best Friends of boards not in the game are out of it")
         if z in (DRAFT_PACK, DRAFT_KEPT) and stage != ST_DRAFT:
             _fail(f"{where}.zone", "draft zones exist only during the draft")
-        if z == IN_PLAY and (stage not in LEADER_STAGES | FOLLOW_STAGES or o != leader):
+        if z == IN_PLAY and (stage not in PLAY_UNDER_WAY or o != leader):
             _fail(f"{where}.zone", "cards in play are the leader's, during the leader's turn")
         if z == FOLLOWED and (stage not in (ST_FOLLOW_SECOND, ST_FOLLOW_RUN) or o != follower):
             _fail(f"{where}.zone", "followed cards are the follower's, during the follow")
@@ -373,7 +377,7 @@ def _check_flow(game: FortGame, s: Any, ctx: list[int]) -> None:
     stage, kind, actor = ctx[C_STAGE], ctx[C_DECISION], ctx[C_ACTOR]
     leader, follower, played = ctx[C_LEADER], ctx[C_FOLLOWER], ctx[C_PLAYED]
     owner = ctx[C_PROG_OWNER]
-    if kind not in STAGE_DECISIONS[stage]:
+    if kind not in STAGE_DECISIONS.get(stage, frozenset()):  # probe stages: never saved
         _fail("ctx.decision", f"{K(kind).name} is not a decision of stage {stage}")
     if stage == ST_OVER:
         if actor != TERMINAL_PLAYER:
@@ -440,7 +444,8 @@ def _check_flow(game: FortGame, s: Any, ctx: list[int]) -> None:
             _fail("ctx.any_suit_side", "an action of the mode whose any-one-suit is not chosen")
     # perks a stage needs
     needs = {ST_FOLLOW_SECOND: (COPY_CAT, actor), ST_DO_OVER: (DO_OVER, leader),
-             ST_BIRTHDAY: (BIRTHDAY_PARTY, leader)}  # fmt: skip
+             ST_BIRTHDAY: (BIRTHDAY_PARTY, leader),
+             ST_ROUGH_HOUSING: (ROUGH_HOUSING, actor)}  # fmt: skip
     if stage in needs:
         perk, seat = needs[stage]
         if s.perk_loc[perk] != seat:
@@ -449,6 +454,8 @@ def _check_flow(game: FortGame, s: Any, ctx: list[int]) -> None:
         _fail("cards", "a second follow card comes after a first one")
     if stage == ST_DO_OVER and ctx[C_PLAYS] != 1:
         _fail("ctx.plays", "Do-Over is offered after the first play")
+    if stage == ST_ROUGH_HOUSING and (actor == leader or ctx[C_ROUGH] != -1):
+        _fail("ctx.rough_housing", "Rough Housing is offered to a rival who did not follow")
     if ctx[C_ROUGH] >= 0 and s.perk_loc[ROUGH_HOUSING] != USED:
         _fail("ctx.rough_housing", "Rough Housing was used: the perk is used up (-3)")
     # made-up rule and perk rewards

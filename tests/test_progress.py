@@ -122,4 +122,4 @@ def test_repeating_the_command_makes_a_fresh_run(
     assert folders[0] != folders[1]
     for folder in folders:
         assert folder.parent == Path("runs") and folder.name.startswith("tiny-")
-        assert (tmp_path / folder / "model.zip").is_file()
+        assert (tmp_path / folder / "model.safetensors").is_file()
