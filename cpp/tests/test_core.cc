@@ -1,0 +1,138 @@
+// C++ unit tests of the core (run by ctest; scripts/sanitize.sh runs them under ASan/UBSan).
+// The same test vectors as tests/test_rng.py; the deal checked by its properties on a small
+// made-up card set (tests/differential/test_deal.py compares it with Python's deal exactly).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fort/constants.h"
+#include "fort/deal.h"
+#include "fort/rng.h"
+#include "fort/state.h"
+
+namespace {
+
+int failures = 0;
+int checks = 0;
+
+void check(bool ok, const std::string& what) {
+    ++checks;
+    if (!ok) {
+        ++failures;
+        std::fprintf(stderr, "FAILED: %s\n", what.c_str());
+    }
+}
+
+void test_rng_vectors() {
+    using fort::EventRng;
+    using fort::GAMMA;
+    check(fort::mix(GAMMA) == 0xE220A8397B1DCDAFULL, "mix(GAMMA)");
+    check(fort::mix(2 * GAMMA) == 0x6E789E6AA1B965F4ULL, "mix(2 * GAMMA)");
+    EventRng r(0, 0);
+    check(r.next_u64() == 0x568A9B0B1A2C05ECULL, "EventRng(0, 0) draw 1");
+    check(r.next_u64() == 0x44E5B8B147EF718BULL, "EventRng(0, 0) draw 2");
+    check(r.next_u64() == 0x458563AB55521133ULL, "EventRng(0, 0) draw 3");
+    const std::vector<int64_t> want{7, 3, 5, 8, 1, 9, 6, 2, 0, 4};
+    check(EventRng(42, 7).permutation(10) == want, "EventRng(42, 7).permutation(10)");
+    EventRng b((uint64_t{1} << 62) - 1, 3);
+    const uint64_t x = b.below(5), y = b.below(5), z = b.below(5);
+    check(x == 0 && y == 2 && z == 0, "EventRng(2**62 - 1, 3).below(5) x3");
+    check(EventRng(1, 1).permutation(0).empty(), "permutation(0) is empty");
+    check(EventRng(1, 1).permutation(-3).empty(), "permutation(-3) is empty");
+    EventRng c(9, 9);
+    for (int i = 0; i < 1000; ++i) {
+        const uint64_t n = (uint64_t{1} << 63) + 1;  // about half the draws are rejected
+        check(c.below(n) < n, "below(2**63 + 1) in range");
+    }
+}
+
+// A small card set: `park` Park cards, then two Best Friends on each of 4 boards.
+fort::GameTables small_game(int num_players, bool advanced, int park) {
+    fort::GameTables g;
+    g.num_players = num_players;
+    g.advanced = advanced;
+    for (int i = 0; i < park; ++i) {
+        g.is_best_friend.push_back(0);
+        g.card_board.push_back(-1);
+    }
+    for (int b = 0; b < 4; ++b) {
+        for (int k = 0; k < 2; ++k) {
+            g.is_best_friend.push_back(1);
+            g.card_board.push_back(b);
+        }
+    }
+    for (int p = 0; p < num_players; ++p) g.seat_board.push_back(p);
+    g.num_cards = static_cast<int>(g.is_best_friend.size());
+    g.validate();
+    return g;
+}
+
+int count(const fort::State& s, int zone, int owner) {
+    int n = 0;
+    for (int c = 0; c < s.num_cards; ++c) n += (s.zone[c] == zone && s.owner[c] == owner);
+    return n;
+}
+
+void test_deal_properties() {
+    for (int n = 2; n <= 4; ++n) {
+        for (int adv = 0; adv <= 1; ++adv) {
+            for (uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{12345},
+                                  (uint64_t{1} << 62) - 1}) {
+                const auto g = small_game(n, adv != 0, 60);
+                const fort::State s = fort::new_state(g, seed, -1);
+                const std::string tag = " (n=" + std::to_string(n) + ", adv=" +
+                                        std::to_string(adv) + ", seed=" + std::to_string(seed) +
+                                        ")";
+                const fort::State again = fort::new_state(g, seed, -1);
+                check(s.zone == again.zone && s.pos == again.pos && s.ctx == again.ctx,
+                      "deterministic" + tag);
+                const int64_t first = s.ctx[fort::C_FIRST_PLAYER];
+                check(first >= 0 && first < n, "first player in range" + tag);
+                check(count(s, fort::Z_PARK, -1) == fort::PARK_SIZE, "3 cards in the Park" + tag);
+                for (int p = 0; p < n; ++p) {
+                    if (adv) {
+                        check(count(s, fort::Z_DRAFT_PACK, p) == fort::STARTING_KIDS,
+                              "8 cards to draft" + tag);
+                        check(count(s, fort::Z_DECK, p) == 2, "2 Best Friends in the deck" + tag);
+                    } else {
+                        check(count(s, fort::Z_HAND, p) == fort::HAND_SIZE, "hand of 5" + tag);
+                        check(count(s, fort::Z_DECK, p) == fort::STARTING_KIDS + 2 - 5,
+                              "deck of 5" + tag);
+                        std::set<int> order;
+                        for (int c = 0; c < s.num_cards; ++c)
+                            if (s.owner[c] == p && (s.zone[c] == fort::Z_DECK ||
+                                                    s.zone[c] == fort::Z_HAND))
+                                order.insert(s.pos[c]);
+                        check(order.size() == 10 && *order.begin() == 0 && *order.rbegin() == 9,
+                              "deck order is a permutation of 0..9" + tag);
+                    }
+                }
+                check(count(s, fort::Z_OUT_OF_GAME, -1) == 2 * (4 - n),
+                      "unused boards' friends out of the game" + tag);
+                const auto in_stack = [](const std::vector<int8_t>& v) {
+                    return std::count(v.begin(), v.end(), static_cast<int8_t>(fort::IN_STACK));
+                };
+                check(in_stack(s.rule_loc) == n + 1, "N+1 made-up rules" + tag);
+                check(in_stack(s.perk_loc) == n + 1, "N+1 perks" + tag);
+                check(s.ctx[fort::C_SHUFFLES] == (adv ? 1 : 2), "events counted" + tag);
+                check(s.ctx[fort::C_STAGE] == (adv ? fort::ST_DRAFT : fort::ST_PLAY),
+                      "stage" + tag);
+                check(s.ctx[fort::C_ACTOR] == first, "first player acts" + tag);
+            }
+        }
+    }
+    const auto g = small_game(3, false, 40);
+    check(fort::new_state(g, 5, 2).ctx[fort::C_LEADER] == 2, "given first player leads");
+}
+
+}  // namespace
+
+int main() {
+    test_rng_vectors();
+    test_deal_properties();
+    std::printf("%d checks, %d failed\n", checks, failures);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,181 @@
+"""The compiled core (``fort_env._core``, built from ``cpp/``) behind a switch: phase 1.
+
+The Python engine stays the default and nothing here changes it. Phase 1 of the C++ core
+(docs/cpp.md) holds the specified generator (``fort_env.rng``) and the deal
+(``fort_env.rules.deal.new_state``); :func:`new_initial_state` deals in C++ and returns an
+ordinary :class:`~fort_env.core.FortState`, equal (``to_dict()``) to the Python deal of the
+same seed, that the Python rules then play on. ``tests/differential`` proves the equality.
+
+The extension is optional: ``fort_env`` imports and works without it, and asking for the
+``"cpp"`` backend then raises :class:`~fort_env.errors.ConfigError` saying why. The
+environment variable ``FORT_ENV_CORE`` names a ``_core`` shared library to load instead of
+the installed one (``scripts/sanitize.sh`` runs the differential tests on a sanitized build).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import weakref
+from array import array
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .constants import MADE_UP_RULES, PERKS, ZONES
+from .core import FortGame, FortState
+from .decisions import DecisionKind
+from .errors import ConfigError
+from .stages import ST_PROBE_DONE
+from .state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
+
+BACKENDS = ("python", "cpp")
+
+# What the compiled module must agree on with this Python source (its generated constants.h).
+_EXPECTED_LAYOUT = {
+    "NUM_CTX": len(CTX_FIELDS),
+    "NUM_PLAYER_FIELDS": len(PLAYER_FIELDS),
+    "MAX_STEPS": MAX_STEPS,
+    "NUM_ZONES": len(ZONES),
+    "NUM_DECISION_KINDS": len(DecisionKind),
+    "NUM_STAGES": ST_PROBE_DONE + 1,
+    "NUM_MADE_UP_RULES": len(MADE_UP_RULES),
+    "NUM_PERKS": len(PERKS),
+}
+
+_core: ModuleType | None = None
+_why_missing: str | None = None
+_loaded = False
+
+
+def _load() -> ModuleType | None:
+    global _core, _why_missing, _loaded
+    if _loaded:
+        return _core
+    _loaded = True
+    path = os.environ.get("FORT_ENV_CORE")
+    try:
+        if path:
+            spec = importlib.util.spec_from_file_location("fort_env._core", path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"FORT_ENV_CORE={path!r} is not a loadable extension")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:
+            # by name, not `from . import _core`: the import contracts would read that as an
+            # import of the whole fort_env package (env included) from this layer
+            module = importlib.import_module(f"{__package__}._core")
+    except ImportError as exc:
+        _why_missing = f"{type(exc).__name__}: {exc}"
+        return None
+    layout = dict(getattr(module, "LAYOUT", {}))
+    if layout != _EXPECTED_LAYOUT:
+        _why_missing = (
+            f"the built extension {module.__file__} is stale (its layout {layout} differs from "
+            f"the Python source's {_EXPECTED_LAYOUT}); rebuild it"
+        )
+        return None
+    _core = module
+    return _core
+
+
+def available() -> bool:
+    """Whether the compiled core is built, importable and up to date with the Python source."""
+    return _load() is not None
+
+
+def why_unavailable() -> str | None:
+    """Why the compiled core cannot be used (``None`` if it can)."""
+    _load()
+    return _why_missing
+
+
+def require() -> ModuleType:
+    """The compiled module ``fort_env._core``.
+
+    Raises:
+        ConfigError: it is not built, cannot be imported, or is stale; the message says why
+            and how to build it.
+    """
+    core = _load()
+    if core is None:
+        raise ConfigError(
+            'backend "cpp" needs the compiled extension fort_env._core, which is not usable: '
+            f"{_why_missing}. Build it by reinstalling the package "
+            '(pip install -c constraints.txt -e ".[dev]"; docs/cpp.md), or use backend="python"'
+        )
+    return core
+
+
+_TABLES: weakref.WeakKeyDictionary[FortGame, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def game_tables(game: FortGame) -> dict[str, Any]:
+    """The flat tables the C++ deal reads, built from the compiled card set (cached per game).
+
+    Returns ``num_players`` (int), ``advanced`` (bool), ``is_best_friend`` (uint8, shape
+    ``(num_cards,)``), ``card_board`` (int32 ``(num_cards,)``: index of the card's board in
+    ``game.card_set.boards``, -1 for none) and ``seat_board`` (int32 ``(num_players,)``: the
+    board index each seat plays).
+    """
+    tables = _TABLES.get(game)
+    if tables is None:
+        boards = list(game.card_set.boards)
+        tables = {
+            "num_players": game.num_players,
+            "advanced": game.setup == "advanced",
+            "is_best_friend": np.asarray(game.is_best_friend, dtype=np.uint8),
+            "card_board": np.array(
+                [-1 if c.board is None else boards.index(c.board) for c in game.cards],
+                dtype=np.int32,
+            ),
+            "seat_board": np.array([boards.index(b) for b in game.board_of_seat], np.int32),
+        }
+        _TABLES[game] = tables
+    return tables
+
+
+def state_from_arrays(game: FortGame, arrays: dict[str, np.ndarray]) -> FortState:
+    """A :class:`FortState` of ``game`` holding copies of the arrays the C++ core returned.
+
+    Raises:
+        ConfigError: an array is missing or has another dtype or shape than
+            ``state_arrays.ARRAYS`` says (a stale build).
+    """
+    s: FortState = FortState.empty(game)
+    for name in ARRAYS:
+        src = arrays.get(name)
+        dst = getattr(s, name)
+        if src is None or src.dtype != dst.dtype or src.shape != dst.shape:
+            raise ConfigError(f"the C++ core returned a bad {name!r} array: {src!r}")
+        setattr(s, name, src.copy())
+    s.prog.flags.writeable = False  # shared by clones, as every program the engine loads
+    ctx = arrays.get("ctx")
+    if ctx is None or ctx.dtype != np.int64 or ctx.shape != (len(CTX_FIELDS),):
+        raise ConfigError(f"the C++ core returned a bad ctx: {ctx!r}")
+    s.ctx = array("q", ctx.tobytes())
+    return s
+
+
+def new_initial_state(
+    game: FortGame, seed: int = 0, first_player: int | None = None, backend: str = "cpp"
+) -> FortState:
+    """Deal a new game with the chosen backend; the same state either way.
+
+    Args:
+        game: the game's facts (``FortGame``); its card set is handed to C++ as flat tables.
+        seed: an int in ``[0, 2**62)``, as ``FortGame.new_initial_state``.
+        first_player: the starting seat, or ``None`` to draw it.
+        backend: ``"cpp"`` (the compiled deal) or ``"python"`` (``game.new_initial_state``).
+
+    Raises:
+        ConfigError: a bad backend name; ``"cpp"`` without a usable compiled core; a bad
+            seed or ``first_player`` (the same messages on both backends).
+    """
+    if backend not in BACKENDS:
+        raise ConfigError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "python":
+        return game.new_initial_state(seed, first_player)
+    arrays = require().deal(seed, first_player, **game_tables(game))
+    return state_from_arrays(game, arrays)

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Build the C++ core with AddressSanitizer + UndefinedBehaviorSanitizer (CMake option
+# FORT_SANITIZE=ON) in a temporary directory, run the C++ unit tests (ctest), then the
+# differential tests (tests/differential) against that build, loaded through FORT_ENV_CORE with
+# libasan preloaded into the (unsanitized) Python interpreter. docs/cpp.md explains it.
+#
+# usage: scripts/sanitize.sh [PYTHON]    (PYTHON: the project's venv python, default .venv/bin/python)
+# Exit status: 0 when both runs are clean; any sanitizer report makes the run fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+python=${1:-$root/.venv/bin/python}
+build=$(mktemp -d "${TMPDIR:-/tmp}/fort-sanitize.XXXXXX")
+trap 'rm -rf "$build"' EXIT
+
+pybind11_dir=$("$python" -c "import pybind11; print(pybind11.get_cmake_dir())" 2>/dev/null || true)
+module=ON
+if [ -z "$pybind11_dir" ]; then
+    echo "sanitize.sh: pybind11 is not importable by $python; building the C++ tests only"
+    module=OFF
+fi
+
+echo "== configure and build (FORT_SANITIZE=ON) in $build"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DFORT_SANITIZE=ON \
+    -DFORT_BUILD_TESTS=ON -DFORT_BUILD_MODULE="$module" \
+    -Dpybind11_DIR="$pybind11_dir" -DPython_EXECUTABLE="$python" >"$build/configure.log" \
+    || { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" -j 2
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+echo "== C++ unit tests (ctest)"
+(cd "$build" && ctest --output-on-failure)
+
+if [ "$module" = ON ]; then
+    so=$(find "$build" -name '_core*.so' | head -n 1)
+    # ASan must come first; libstdc++ too, or ASan cannot find the real __cxa_throw (the
+    # interpreter is C) and the first C++ exception aborts with "CHECK failed".
+    preload="$(${CXX:-g++} -print-file-name=libasan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
+    echo "== differential tests on the sanitized module $so (LD_PRELOAD=$preload)"
+    # CPython keeps memory until exit by design: leak checking is off for the interpreter run.
+    # -s: a sanitizer report goes to stderr, which pytest would otherwise capture and lose.
+    export FORT_ENV_CORE="$so"
+    LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" "$python" -c \
+        "from fort_env import cpp_backend as c; print('testing', c.require().__file__)"
+    LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+        "$python" -m pytest tests/differential -q -s -p no:xdist -p no:cacheprovider \
+        -W error::pytest.PytestUnraisableExceptionWarning
+fi
+echo "sanitize.sh: clean"
