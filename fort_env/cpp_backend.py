@@ -27,7 +27,7 @@ from .constants import MADE_UP_RULES, PERKS, ZONES
 from .core import FortGame, FortState
 from .decisions import DecisionKind
 from .errors import ConfigError
-from .stages import ST_PROBE_DONE
+from .stages import NUM_STAGES
 from .state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
 
 BACKENDS = ("python", "cpp")
@@ -39,7 +39,7 @@ _EXPECTED_LAYOUT = {
     "MAX_STEPS": MAX_STEPS,
     "NUM_ZONES": len(ZONES),
     "NUM_DECISION_KINDS": len(DecisionKind),
-    "NUM_STAGES": ST_PROBE_DONE + 1,
+    "NUM_STAGES": NUM_STAGES,
     "NUM_MADE_UP_RULES": len(MADE_UP_RULES),
     "NUM_PERKS": len(PERKS),
 }

@@ -144,7 +144,8 @@ inline constexpr int64_t K_FOLLOW_SECOND = 20;
 inline constexpr int64_t K_DO_OVER = 21;
 inline constexpr int64_t K_BIRTHDAY = 22;
 inline constexpr int64_t K_TERMINAL = 23;
-inline constexpr int64_t NUM_DECISION_KINDS = 24;
+inline constexpr int64_t K_ROUGH_HOUSING = 24;
+inline constexpr int64_t NUM_DECISION_KINDS = 25;
 
 // fort_env/stages.py: stages of a turn
 inline constexpr int64_t ST_DRAFT = 0;
@@ -164,6 +165,7 @@ inline constexpr int64_t ST_BIRTHDAY = 13;
 inline constexpr int64_t ST_OVER = 14;
 inline constexpr int64_t ST_PROBE = 15;
 inline constexpr int64_t ST_PROBE_DONE = 16;
-inline constexpr int64_t NUM_STAGES = 17;
+inline constexpr int64_t ST_ROUGH_HOUSING = 17;
+inline constexpr int64_t NUM_STAGES = 18;
 
 }  // namespace fort
