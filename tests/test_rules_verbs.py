@@ -678,3 +678,43 @@ def test_blank_or_zero_action_is_not_a_full_use():
         "use public (fully)",
         "use public (fully), then private",
     ]
+
+
+# ---------------------------------------------------------------- R7: adding to the partial action
+
+
+def test_add_counts_for_the_partial_action_as_far_as_it_goes():
+    """R7 (p.7, "at least one of its suits must change the effect of at least one action that
+    you use"): Blitz's public "(recruit -> gather(toys)) x squirtgun", used partially after the
+    private trash, with a Stuff full of toys: one more squirtgun still recruits once more, so
+    it may be added although the repetition cannot be done in full."""
+    s = position(["Blitz", "Crash", "Bug"], stuff={0: (0, 4)})
+    act(s, "play Blitz", "use private (fully), then public")
+    assert legal(s) == ["add Crash [squirtgun]", "stop adding"]
+    act(s, "add Crash", "stop adding", "trash Bug")
+    # one recruit per squirtgun (the Park refills from the Park deck); no toys gathered
+    for _ in range(2):
+        assert s.decision.kind.name == "RECRUIT" and s.current_player() == 0
+        act(s, "recruit the top of the Park deck")
+    assert s.decision.kind.name == "FOLLOW"  # Blitz is resolved: the rival may follow
+    assert len(names(s, "discard", 0)) == 2  # the two recruits
+    assert resources(s)["stuff_toys"] == 4
+
+
+def test_add_that_changes_nothing_in_the_partial_action_is_refused():
+    """The same play with nothing left to recruit (empty Park and Park deck, no rival Yard):
+    the extra repetition could do no step, so the squirtgun changes nothing (Muhammad, p.7)."""
+    s = position(["Blitz", "Crash", "Bug"], stuff={0: (0, 4)}, park=[], park_deck=[])
+    act(s, "play Blitz", "use private (fully), then public")
+    assert legal(s) == ["stop adding"]
+
+
+def test_add_for_a_then_chain_whose_second_step_cannot_be_done():
+    """Icky & Sticky's public "(gather(toys) -> pack) x glue" used partially with a full Pack:
+    each glue still gathers a toy, so one more glue (Kitty) changes the outcome."""
+    s = position(["Icky & Sticky", "Kitty"], stuff={0: (0, 0)}, pack={0: (1, 0)})
+    act(s, "play Icky & Sticky", "use private (fully), then public")
+    assert legal(s) == ["add Kitty [glue]", "stop adding"]
+    act(s, "add Kitty", "stop adding")
+    assert resources(s)["stuff_toys"] == 3  # 2 (the card's own glues) + 1 (Kitty)
+    assert resources(s)["pack_pizza"] == 1  # the Pack (capacity 1 at Level 0) stays full

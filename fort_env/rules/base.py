@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from ..cards import (
+    REPEAT,
     Effect,
     multipliers,
 )
@@ -59,6 +60,9 @@ SEARCHED_STAGES = frozenset(
         ST_PROBE,
     )
 )
+# ctx.both_full inside the legality probes: 1, both actions must be used fully; BOTH_FULL_TAIL,
+# the fully used one fully and the other must reach its last repetition (legality R7)
+BOTH_FULL_TAIL = 2
 REWARD_RULE, REWARD_PERK = 1, 2  # ctx.reward: a Fort Level reward waiting to be picked
 NONE, PARTIAL, FULL = 0, 1, 2  # whether a step can be done now (verbs.atom_status)
 
@@ -98,3 +102,9 @@ def is_leader(state: FortState, p: int) -> bool:
 def set_decision(state: FortState, kind: int, player: int) -> None:
     state.ctx[C_DECISION] = int(kind)
     state.ctx[C_ACTOR] = player
+
+
+def repeats_plain_body(effect: Effect | None) -> bool:
+    """An action that is one body (a step, or a "then" chain of steps) repeated by one
+    multiplier, the body itself without multipliers: ``(X -> Y) x suit``."""
+    return effect is not None and effect[0] == REPEAT and not mults(effect[1])

@@ -135,7 +135,7 @@ def start_action(state: FortState, step: int) -> None:
     leader = int(state.ctx[C_LEADER])
     effect = state.game.effects[int(state.ctx[C_PLAYED])][side]
     any_suit = int(state.ctx[C_ANY_PUB if side == A.PUBLIC else C_ANY_PRIV])
-    full = side == plan[2] or bool(state.ctx[C_BOTH_FULL])
+    full = side == plan[2] or state.ctx[C_BOTH_FULL] == 1
     program.load_program(state, effect, leader, side, full, state.play_suits, any_suit)
     program.run_program(state)
 

@@ -53,7 +53,7 @@ from ..state_arrays import (
     P_STUFF_P,
 )
 from . import base, flow, program, search, verbs
-from .base import NONE, K
+from .base import BOTH_FULL_TAIL, NONE, K, repeats_plain_body
 
 if TYPE_CHECKING:
     from ..core import FortState
@@ -224,12 +224,14 @@ def changes_outcome_with(state: FortState, card: int, suit: int) -> bool:
 
 def changes_outcome(state: FortState, suit: int) -> bool:
     """Whether one more ``suit`` changes what a used action does (p.7): it raises the
-    count of the action used fully, or lets the other one be done one more time.
+    count of the action used fully, or changes what the other one does as it is carried out.
 
-    The action used fully is checked by the play search; the other by a probe: with one
-    more ``suit`` and both actions required in full, can the play be completed in its
-    order? That asks whether the other action can go one repetition further where it
-    really starts, after the first action (docs/rules.md R7).
+    The action used fully is checked by the play search; the other by a probe run with one
+    more ``suit``, in the play's order, the first action searched: when the other action is
+    one step (or one "then" chain) repeated per suit, used as far as it goes, it changes if
+    some step of its extra repetition can be carried out (``BOTH_FULL_TAIL``: Blitz's extra
+    recruit with a full Stuff); for any other shape, if it can then be completed in full
+    (docs/rules.md R7).
     """
     played = int(state.ctx[C_PLAYED])
     plan = A.MODE_PLAN[int(state.ctx[C_MODE])]
@@ -246,7 +248,7 @@ def changes_outcome(state: FortState, suit: int) -> bool:
             return True
         probe = state.clone()
         probe.play_suits[suit] += 1
-        probe.ctx[C_BOTH_FULL] = 1
+        probe.ctx[C_BOTH_FULL] = BOTH_FULL_TAIL if repeats_plain_body(effect) else 1
         goal = int(probe.ctx[C_SERIAL])
         flow.start_action(probe, 0)
         if search.search(probe, goal):

@@ -40,6 +40,7 @@ from ..stages import (
     ST_PROBE_DONE,
 )
 from ..state_arrays import (
+    C_BOTH_FULL,
     C_CONVERT_DIR,
     C_COPIED,
     C_LEADER_RES,
@@ -47,6 +48,7 @@ from ..state_arrays import (
     C_PAY_P,
     C_PAY_T,
     C_PC,
+    C_PLAYED,
     C_PROG_FAILED,
     C_PROG_FULL,
     C_PROG_LEN,
@@ -66,7 +68,16 @@ from ..state_arrays import (
     P_STUFF_T,
 )
 from . import base, flow, verbs
-from .base import FULL, NONE, REWARD_PERK, REWARD_RULE, K, mults
+from .base import (
+    BOTH_FULL_TAIL,
+    FULL,
+    NONE,
+    REWARD_PERK,
+    REWARD_RULE,
+    K,
+    mults,
+    repeats_plain_body,
+)
 from .verbs import (
     VERB_DECISION,
 )
@@ -237,6 +248,10 @@ def step_done(state: FortState) -> None:
 def program_done(state: FortState) -> None:
     stage = state.ctx[C_STAGE]
     if stage == ST_ACTION:
+        tail = state.ctx[C_BOTH_FULL] == BOTH_FULL_TAIL and not state.ctx[C_PROG_FULL]
+        if tail and not last_repetition_used(state):  # legality.changes_outcome's probe
+            state.ctx[C_PROG_FAILED] = 1
+            return
         if state.ctx[C_PROG_SIDE] == A.PUBLIC:
             state.ctx[C_LEADER_RES] = state.ctx[C_RES_CHOICE]
         flow.start_action(state, int(state.ctx[C_STEP]) + 1)
@@ -247,6 +262,17 @@ def program_done(state: FortState) -> None:
         state.ctx[C_SERIAL] += 1
     else:
         raise AssertionError(f"program ended in stage {stage}")
+
+
+def last_repetition_used(state: FortState) -> bool:
+    """Whether some step of the last repetition of the running action was carried out: the
+    action is one plain body repeated (``base.repeats_plain_body``), so its last repetition
+    is the last ``len(body)`` steps of the program."""
+    effect = state.game.effects[int(state.ctx[C_PLAYED])][int(state.ctx[C_PROG_SIDE])]
+    assert effect is not None and repeats_plain_body(effect)
+    body = len(unroll(effect[1], ()))
+    end = int(state.ctx[C_PROG_LEN])
+    return bool(state.done[max(0, end - body) : end].any())
 
 
 def choice_needed(state: FortState, p: int, verb: int, arg: int) -> int | None:
