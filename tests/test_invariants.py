@@ -1,7 +1,7 @@
 """Invariants over many random games for every player count and setup.
 
-The number of games per configuration is ``FORT_INVARIANT_GAMES`` (default 1000 for the full
-suite; set it lower for a quick run).
+The sweep is marked ``slow`` (deselected by default; ``pytest -m slow`` runs it). The number of
+games per configuration is ``FORT_INVARIANT_GAMES`` (default 1000; CI's slow step sets 300).
 """
 
 from __future__ import annotations
