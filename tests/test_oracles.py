@@ -54,6 +54,19 @@ def totals(scores: dict[int, int], levels: dict[int, int]) -> list[int]:
     return [scores.get(p, 0) + LEVEL_POINTS[levels.get(p, 0)] for p in range(4)]
 
 
+def test_breakdown_by_hand() -> None:
+    s = ending({0: 20, 1: 24, 2: 24, 3: 10}, {0: 4, 1: 2, 2: 3})
+    s.apply_action(s.legal_actions()[0])  # skip the Play phase
+    while not s.is_terminal():
+        s.apply_action(s.legal_actions()[0])
+    rows = [(20, 9, 4), (24, 1, 2), (24, 3, 3), (10, 0, 0)]  # track, Level points, Level
+    assert s.score_breakdown() == [
+        {"track": t, "fort_level": f, "made_up_rule": 0, "macaroni": 0, "total": t + f, "level": lv}
+        for t, f, lv in rows
+    ]
+    assert s.winners() == [0]
+
+
 def test_rewards_by_hand_clear_order() -> None:
     scores, levels = {0: 20, 1: 24, 2: 24, 3: 10}, {0: 4, 1: 2, 2: 3}
     assert totals(scores, levels) == [29, 25, 27, 10]
