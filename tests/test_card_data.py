@@ -18,6 +18,7 @@ from fort_env.cards import (
     ATOM,
     DATA_DIR,
     GATHER,
+    LOOKOUT_V,
     MAX_ACTION_STEPS,
     MULT_ANY_SUIT,
     MULT_CONST,
@@ -31,6 +32,7 @@ from fort_env.cards import (
     SPEND,
     THEN,
     TRASH_THIS,
+    VERBS,
     all_steps,
     count_verb,
     effect_to_string,
@@ -46,6 +48,15 @@ from fort_env.constants import MADE_UP_RULES, PERKS, SUITS
 from .scenario import replaced
 
 SHOVEL, BOOK = SUITS.index("shovel"), SUITS.index("book")
+
+
+@pytest.fixture(autouse=True)
+def fresh_parse_cache() -> None:
+    """``parse_action`` and ``load_card_set`` are cached: start each test with nothing cached,
+    so every text here is really parsed (a mutation check runs tests after others warmed the
+    caches)."""
+    parse_action.cache_clear()
+    load_card_set.cache_clear()
 
 
 # ---------------------------------------------------------------------------- the language
@@ -85,12 +96,23 @@ def test_parse_trees(text: str, tree: tuple | None) -> None:
     assert parse_action(text) == tree
     if tree is not None:  # the printer writes the canonical text back
         assert parse_action(effect_to_string(tree) + " ") == tree
+    else:
+        assert effect_to_string(tree) == ""
+
+
+def test_printer_by_hand() -> None:
+    tree = parse_action("( spend(any) -> score )  x book ->  advance(-1)")
+    assert effect_to_string(tree) == "(spend(any) -> score) x book -> advance(-1)"
+    assert effect_to_string(parse_action("gather(toys)  x 2")) == "gather(toys) x 2"
+    assert effect_to_string(parse_action("score  x fort_level")) == "score x fort_level"
+    assert effect_to_string(parse_action("advance(+1)  ")) == "advance(+1)"
+    assert effect_to_string(parse_action(" advance(0)")) == "advance"
 
 
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ("dance ", "unknown verb 'dance'"),
+        ("dance ", f"unknown verb 'dance' (known: {', '.join(VERBS)})"),
         ("gather  ", "verb 'gather' needs a resource"),
         ("spend ", "verb 'spend' needs a resource"),
         ("gather(gold) ", "verb 'gather' does not take argument 'gold'"),
@@ -169,17 +191,33 @@ def test_a_copy_loads_like_the_shipped_set(tmp_path: Path) -> None:
         if c.kind not in firsts:
             firsts.append(c.kind)
     assert firsts == list(range(len(firsts)))
-    doc = next(c for c in cards if c.name == "Doc")
+    doc = next(c for c in mine.cards if c.name == "Doc")
     assert doc.suits == (BOOK,) and doc.private == "score x lookout_size"
     assert doc.private_effect == (REPEAT, (ATOM, SCORE, 0), MULT_LOOKOUT_SIZE, 0)
+    assert doc.public_effect == (ATOM, LOOKOUT_V, 0)
+    assert [c.private_effect for c in mine.cards] == [c.private_effect for c in shipped.cards]
+    assert [c.public_effect for c in mine.cards] == [c.public_effect for c in shipped.cards]
     assert shipped.fort_steps[0].toys == 1 and shipped.level_points == (0, 0, 1, 3, 9, 23)
 
 
 BONES = 'name = "Bones"\nsuits = ["book"]\npublic = "gather(pizza) -> pack"\n'
+SMOKE = (
+    'name = "Smoke"\nsuits = ["coin"]\npublic = "gather(any)"\nprivate = "pack"\nboard = "yellow"\n'
+)
+SWEET_PEA = (
+    'name = "Sweet Pea"\nsuits = ["glue"]\npublic = "gather(toys) x glue"\n'
+    'private = "score"\nboard = "yellow"\n'
+)
+YELLOW = "[[card]]\n" + SMOKE + "\n[[card]]\n" + SWEET_PEA  # both yellow Best Friends
 BLADES = 'name = "Blades"\nsuits = ["coin"]\npublic = "gather(any)"\nprivate = "pack"\n'
 BROKEN = [
     # (id, file, old, new, count, card, field, problem)
     ("empty", "cards.toml", None, "x = 1\n", 1, None, "card", "no [[card]] entries"),
+    ("empty list", "cards.toml", None, "card = []\n", 1, None, "card", "no [[card]] entries"),
+    ("three boards", "cards.toml", YELLOW, "", 1, None, "board",
+     "need 4 boards of Best Friends, got ['red', 'blue', 'green']"),
+    ("perk without name", "perks.toml", 'name = "Birthday Party"\n', "", 1, "#1", "name",
+     "missing"),
     ("no name", "cards.toml", 'name = "Bones"\n', "", 1, "#1", "name", "missing"),
     ("name not str", "cards.toml", 'name = "Bones"', "name = 3", 1, "#1", "name",
      "expected str, got 3"),
@@ -206,7 +244,7 @@ BROKEN = [
      '"gather(pizza) x skateboard"\nprivate = "score"\nboard = "red"', 'name = "Zip"\nsuits = '
      '["skateboard"]\npublic = "gather(pizza) x skateboard"\nprivate = "score"\nboard = "blue"',
      1, "red", "board", "board 'red' has 1 Best Friends, need 2"),
-    ("three boards", "cards.toml", 'board = "yellow"', 'board = "green"', 2, "green", "board",
+    ("green has 4", "cards.toml", 'board = "yellow"', 'board = "green"', 2, "green", "board",
      "board 'green' has 4 Best Friends, need 2"),
     ("step missing", "fort.toml", "[[step]]   # 4 -> 5", "[[oldstep]]", 1, "fort track", "step",
      "need 5 [[step]] entries"),
@@ -275,3 +313,23 @@ def test_missing_and_unreadable_files(tmp_path: Path) -> None:
     assert (err.value.path, err.value.problem) == (
         tmp_path / "nowhere", "not a directory of card data",
     )  # fmt: skip
+
+
+def test_limits_are_inclusive(tmp_path: Path) -> None:
+    """An action of exactly MAX_ACTION_STEPS steps and a Fort step costing exactly 1 load."""
+    root = tmp_path / "cards"
+    shutil.copytree(DATA_DIR, root)
+    text = (root / "cards.toml").read_text()
+    longest = f"score x {MAX_ACTION_STEPS}"
+    (root / "cards.toml").write_text(
+        replaced(text, BONES, BONES.replace("gather(pizza) -> pack", longest))
+    )
+    fort = (root / "fort.toml").read_text()
+    (root / "fort.toml").write_text(
+        replaced(fort, "toys = 1\npizza = 0\neither = 1", "toys = 0\npizza = 0\neither = 1")
+    )
+    cards = load_card_set(str(root))
+    bones = next(c for c in cards.cards if c.name == "Bones")
+    assert bones.public == longest and max_steps(bones.public_effect) == MAX_ACTION_STEPS
+    step = cards.fort_steps[0]
+    assert (step.toys, step.pizza, step.either) == (0, 0, 1)
