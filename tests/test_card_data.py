@@ -184,6 +184,8 @@ def test_a_copy_loads_like_the_shipped_set(tmp_path: Path) -> None:
     assert shipped.boards == ("red", "blue", "green", "yellow")
     assert [c.board for c in cards[60:]] == [b for b in shipped.boards for _ in (0, 1)]
     # copies of one design share a kind; kinds are numbered in order of first appearance
+    designs = {(c.name, c.suits, c.public, c.private, c.is_best_friend) for c in mine.cards}
+    assert len({c.kind for c in mine.cards}) == len(designs)  # one kind per design
     buds = [c for c in cards if c.name == "Bud"]
     assert len(buds) == 3 and len({c.kind for c in buds}) == 1
     firsts = []
