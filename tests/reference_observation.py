@@ -4,6 +4,11 @@
 and a few numpy scatters (docs/performance.md); tests/test_observation.py checks that the two
 agree on thousands of random positions. This version writes slice by slice and is easier to
 read against the layout in ``fort_env/observation.py``.
+
+What a seat may see card by card is decided here by its own table, :data:`SEEN_BY_OWNER`,
+:data:`SEEN_BY_RIVALS` and :data:`SEEN_BY_ALL`, written from the rulebook (and the zone table of
+``docs/state.md``), not taken from the implementation: the fast writer's visibility is checked
+against it. Quotes are from the rulebook (the one docs/rules.md cites).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from fort_env.constants import (
     ZONES,
 )
 from fort_env.decisions import DecisionKind
-from fort_env.observation import PARK_DECK_CARDS, SIZE_SCALE, _card_blocks, _layout
+from fort_env.observation import PARK_DECK_CARDS, SIZE_SCALE, observation_layout
 from fort_env.state_arrays import (
     C_ACTOR,
     C_ANY_PRIV,
@@ -55,6 +60,30 @@ from fort_env.state_arrays import (
 if TYPE_CHECKING:
     from fort_env.core import FortState
 
+# Which cards a seat sees card by card, by zone (zone name -> the observation slice they go to).
+# A zone in none of the tables is never seen card by card.
+SEEN_BY_OWNER = {
+    "hand": "my_hand",  # my hand; rivals see only how many cards it holds
+    "deck": "my_deck",  # which cards my deck holds (my cards not elsewhere), not their order
+    "discard": "my_discard",  # "Discard piles are face up and public information."
+    "yard": "my_yard",  # "Cards you do not use are placed here face up" (board, Yard)
+    "lookout": "my_lookout",  # tucked under my board, "showing only its suit" to others
+    "draft_kept": "my_draft_kept",  # advanced setup: "keeps one card ... facedown"
+    "draft_pack": "my_draft_pack",  # advanced setup: the pack passed to me
+}
+SEEN_BY_RIVALS = {
+    "discard": "rival_discard",  # face up and public
+    "yard": "rival_yard",  # face up; rivals may recruit from it
+    # hand, deck, draft piles: hidden; lookout: only its suits show (written below)
+}
+SEEN_BY_ALL = {  # shared, face up
+    "in_play": "in_play",  # the played card and the cards added to it, shown to all
+    "followed": "followed",  # cards discarded to follow, shown to all
+    "park": "park",  # setup step 8: "making a face-up row"
+    "trash": "trash",  # returned to the box in view of all
+    # park_deck (setup step 8: "a facedown Park deck") and out_of_game: never
+}
+
 
 def reference_observation(state: FortState, player: int) -> np.ndarray:
     """``player``'s observation: float32, shape ``(layout.size,)``; a fresh array."""
@@ -62,17 +91,23 @@ def reference_observation(state: FortState, player: int) -> np.ndarray:
 
     g = state.game
     c = g.num_cards
-    table, off = _card_blocks(c)
-    obs = np.zeros(_layout(c).size, dtype=np.float32)
     n = g.num_players
+    layout = observation_layout(n, g)
+    off = {s.name: s.offset for s in layout.slices}
+    obs = np.zeros(layout.size, dtype=np.float32)
     zone, owner = state.zone, state.owner
     ctx = list(state.ctx)
 
-    # Cards: one scatter for every zone the observer may see card by card.
-    rel_owner = np.where(owner >= 0, (owner - player) % n, MAX_PLAYERS)
-    target = table[zone, rel_owner]
-    seen = target >= 0
-    obs[target[seen] + np.flatnonzero(seen)] = 1.0
+    # Cards, one by one, as the visibility tables say.
+    for cid in range(c):
+        name, who = ZONES[int(zone[cid])], int(owner[cid])
+        if name in SEEN_BY_ALL:
+            obs[off[SEEN_BY_ALL[name]] + cid] = 1.0
+        elif who == player and name in SEEN_BY_OWNER:
+            obs[off[SEEN_BY_OWNER[name]] + cid] = 1.0
+        elif who >= 0 and who != player and name in SEEN_BY_RIVALS:
+            r = (who - player) % n  # 1 = the next seat to my left
+            obs[off[SEEN_BY_RIVALS[name]] + (r - 1) * c + cid] = 1.0
     # Piles per (zone, seat) in one count.
     key = zone.astype(np.int64) * MAX_PLAYERS + np.where(owner >= 0, owner, 0)
     piles = np.bincount(key[owner >= 0], minlength=len(ZONES) * MAX_PLAYERS)

@@ -302,3 +302,12 @@ def card_id(state: FortState, name: str, zone: str | None = None, seat: int | No
             continue
         return c.id
     raise AssertionError(f"no {name!r} in zone {zone!r} of seat {seat!r}")
+
+
+def replaced(text: str, old: str, new: str, count: int = 1) -> str:
+    """``text`` with ``old`` replaced by ``new``, checking ``old`` occurs exactly ``count`` times
+    (so a test editing a data file or a code sample fails when the text it edits has changed)."""
+    found = text.count(old)
+    if found != count:
+        raise AssertionError(f"expected {count} occurrence(s) of {old!r}, found {found}")
+    return text.replace(old, new)

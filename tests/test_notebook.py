@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "quickstart.ipynb"
 
 
+@pytest.mark.slow  # about a minute: it trains a small model (CI runs it in the slow step)
 def test_quickstart_notebook_runs() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--nbmake", "--nbmake-timeout=600", "-q", str(NOTEBOOK)],

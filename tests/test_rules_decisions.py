@@ -140,7 +140,9 @@ def test_trash_this_for_a_follower(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     data = tmp_path / "cards"
     shutil.copytree(DATA_DIR, data)
     text = (data / "cards.toml").read_text()
-    text = text.replace('public = "gather(pizza) -> pack"', 'public = "score -> trash_this"', 1)
+    text = scenario.replaced(
+        text, 'public = "gather(pizza) -> pack"', 'public = "score -> trash_this"'
+    )
     (data / "cards.toml").write_text(text)
     monkeypatch.setitem(scenario._GAMES, (2, "basic"), FortGame(2, cards=str(data)))
     s = build(2, hands={0: ["Bones"], 1: ["Doc"]})

@@ -25,6 +25,7 @@ from .scenario import (
     names,
     pass_all,
     player,
+    replaced,
     zone_of,
 )
 
@@ -676,8 +677,7 @@ def _broken_copy(tmp_path, old, new, count=1):
     root = tmp_path / "cards"
     shutil.copytree(DATA, root)
     text = (root / "cards.toml").read_text()
-    assert old in text, old
-    (root / "cards.toml").write_text(text.replace(old, new, count))
+    (root / "cards.toml").write_text(replaced(text, old, new, count))
     return root
 
 
@@ -691,10 +691,10 @@ BROKEN = [
     ("bad multiplier", 'public = "gather(toys) x glue"\nprivate = "score"\ncopies = 1',
      'public = "gather(toys) x pancakes"\nprivate = "score"\ncopies = 1', "Doodles", "public",
      "multiplier"),
-    ("malformed expression", 'private = "copy_pack"', 'private = "copy_pack ->"', "Bones",
-     "private", ""),
-    ("bad verb argument", 'private = "advance(-1)"\ncopies = 1',
-     'private = "advance(-2)"\ncopies = 1', "Dot", "private", "argument"),
+    ("malformed expression", 'pack"\nprivate = "copy_pack"', 'pack"\nprivate = "copy_pack ->"',
+     "Bones", "private", ""),
+    ("bad verb argument", 'x glue"\nprivate = "advance(-1)"\ncopies = 1',
+     'x glue"\nprivate = "advance(-2)"\ncopies = 1', "Dot", "private", "argument"),
     ("missing field", 'name = "Tink"\nsuits = ["glue"]\npublic = "convert x glue"\n',
      'name = "Tink"\nsuits = ["glue"]\n', "Tink", "public", "missing"),
     ("mistyped field", 'name = "Wart"\nsuits = ["shovel"]', 'name = "Wart"\nsuits = "shovel"',
@@ -738,8 +738,8 @@ def test_malformed_fort_track_names_the_file(tmp_path):
     root = tmp_path / "cards"
     shutil.copytree(DATA, root)
     text = (root / "fort.toml").read_text()
-    (root / "fort.toml").write_text(text.replace("victory_points = [0, 0, 1, 3, 9, 23]",
-                                                  "victory_points = [0, 1]"))  # fmt: skip
+    (root / "fort.toml").write_text(replaced(text, "victory_points = [0, 0, 1, 3, 9, 23]",
+                                             "victory_points = [0, 1]"))  # fmt: skip
     with pytest.raises(CardDataError) as err:
         FortGame(2, cards=str(root))
     assert Path(err.value.path) == root / "fort.toml"

@@ -90,15 +90,65 @@ def test_ppo_spec_errors(tmp_path: Path) -> None:
         agents.make(f"ppo:{tmp_path / 'missing.safetensors'}")
 
 
-def test_resume_continues_the_run(tiny_run: Path, tmp_path: Path) -> None:
+def test_resume_continues_the_run(
+    tiny_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resuming starts from the checkpoint's weights and step count, keeps the history, the
+    evaluations and the league's snapshots, and trains only the steps still missing."""
     import shutil
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.cli import train
+
+    before = json.loads((tiny_run / "checkpoints" / "state.json").read_text())
+    old_steps = before["timesteps"]
+    assert old_steps >= 512 and before["history"] and before["league"]["snapshots"]
+    saved = MaskablePPO.load(tiny_run / "checkpoints" / "latest.zip", device="cpu")
+    saved_params = {k: v.clone() for k, v in saved.policy.state_dict().items()}
 
     out = tmp_path / "resumed"
     shutil.copytree(tiny_run, out)
-    from train.cli import train
+    seen: dict = {}
+    learn = MaskablePPO.learn
 
+    def spy(self: MaskablePPO, total_timesteps: int, *args: object, **kwargs: object) -> object:
+        seen["start"] = self.num_timesteps
+        seen["total"] = total_timesteps
+        seen["reset"] = kwargs.get("reset_num_timesteps")
+        seen["params"] = {k: v.clone() for k, v in self.policy.state_dict().items()}
+        return learn(self, total_timesteps, *args, **kwargs)
+
+    monkeypatch.setattr(MaskablePPO, "learn", spy)
     summary = train(out=out, resume=True, timesteps=1024, progress=False, verbose=0)
-    assert summary["timesteps"] >= 1024
+
+    # the session began where the checkpoint ended, with its weights, and ran the missing steps
+    assert seen["start"] == old_steps and seen["total"] == 1024 - old_steps
+    assert seen["reset"] is False
+    assert seen["params"].keys() == saved_params.keys()
+    for key, value in saved_params.items():
+        assert torch.equal(seen["params"][key], value), key
+    assert 1024 <= summary["timesteps"] < 1024 + 256  # one rollout = n_steps 128 x 2 envs
+    # the old history and evaluations are kept; the new points count on from the old steps
+    n = len(before["history"])
+    assert summary["history"][:n] == before["history"]
+    new_points = [p["timesteps"] for p in summary["history"][n:]]
+    assert new_points and all(old_steps < s <= summary["timesteps"] for s in new_points)
+    assert new_points == sorted(set(new_points))
+    assert len(new_points) == (summary["timesteps"] - old_steps) // 256
+    assert summary["evals"][: len(before["evals"])] == before["evals"]
+    assert summary["evals"][-1]["timesteps"] > old_steps
+    # the league's snapshots come back (moved to the new directory), newer ones added after
+    old_snapshots = [
+        s.replace("{out}", str(out.resolve()), 1) for s in before["league"]["snapshots"]
+    ]
+    after = json.loads((out / "checkpoints" / "state.json").read_text())
+    assert after["elapsed_before"] > before["elapsed_before"]
+    restored = [s.replace("{out}", str(out.resolve()), 1) for s in after["league"]["snapshots"]]
+    kept = [s for s in old_snapshots if s in restored]
+    assert kept == old_snapshots[-len(kept) :] and kept, (old_snapshots, restored)
+    assert all(s in summary["league"] for s in restored)
     assert json.loads((out / "config.json").read_text())["total_timesteps"] == 1024
 
 

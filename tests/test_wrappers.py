@@ -15,6 +15,7 @@ from agents.tournament import decision_info
 from fort_env import ConfigError, FortGame
 from fort_env.env import final_rewards, observation_box
 from fort_env.wrappers import SingleAgentEnv
+from tests.scenario import replaced
 
 
 def masked_random(env: SingleAgentEnv, rng: np.random.Generator) -> int:
@@ -279,8 +280,8 @@ def test_readme_sb3_snippet_runs(tmp_path: Any, monkeypatch: pytest.MonkeyPatch)
     assert len(section) == 2, "README.md has no section '## Single-agent training ...'"
     match = re.search(r"```python\n(.*?)```", section[1], re.DOTALL)
     assert match, "the section has no python code block"
-    code = match.group(1).replace("model.learn(20_000)", "model.learn(256)")
-    code = code.replace("verbose=1", "verbose=0, n_steps=128, batch_size=64, n_epochs=1")
+    code = replaced(match.group(1), "model.learn(20_000)", "model.learn(256)")
+    code = replaced(code, "verbose=1", "verbose=0, n_steps=128, batch_size=64, n_epochs=1")
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     assert (tmp_path / "fort_ppo.safetensors").is_file() and (tmp_path / "fort_ppo.json").is_file()
