@@ -119,7 +119,14 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> np.ndarray:
         value = np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * l2 * (w @ w)
         return float(value), x.T @ (expit(z) - y) + l2 * w
 
-    result = minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B")
+    # tolerances tight enough that the optimum's gradient is ~0 (the default stops near 1e-3)
+    result = minimize(
+        loss,
+        np.zeros(x.shape[1]),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-10, "ftol": 1e-15, "maxiter": 10_000},
+    )
     if not result.success:
         raise ValueError(f"the logistic fit did not converge: {result.message}")
     return np.asarray(result.x)

@@ -35,8 +35,9 @@ POS = {
     "lookout": {0: ["Prince", "Tiny"]},
     "level": {0: 2, 1: 1},
     "score": {0: 7, 1: 3},
-    "stuff": {0: (1, 2)},
-    "pack": {0: (0, 1), 1: (2, 1)},
+    # seat 1's Pack holds Fort Level + 1 = 2 (p.5); its third resource waits in its Stuff
+    "stuff": {0: (1, 2), 1: (1, 0)},
+    "pack": {0: (0, 1), 1: (1, 1)},
 }
 RULE = {name: i for i, name in enumerate(MADE_UP_RULES)}
 
@@ -64,9 +65,9 @@ def test_econ_of_a_view(view: SeatView) -> None:
     assert (e.stuff, e.pack, e.level, e.score, e.lookout) == ([1, 2], [0, 1], 2, 7, 2)
     assert e.pack_cap == 3  # Fort Level + 1
     assert e.spare_cards == 2  # hand cards besides the one played
-    assert e.rival_packs == ((2, 1),)
+    assert e.rival_packs == ((1, 1),)
     rival = Econ.of(view, 1)
-    assert (rival.stuff, rival.pack, rival.level, rival.score) == ([0, 0], [2, 1], 1, 3)
+    assert (rival.stuff, rival.pack, rival.level, rival.score) == ([1, 0], [1, 1], 1, 3)
 
 
 def test_need_and_wanted(view: SeatView) -> None:
@@ -153,9 +154,10 @@ def test_advance_cost_modifiers(view: SeatView) -> None:
     e = Econ.of(view)
     assert econ.advance_cost(e, 0) == (1, 2, 1)
     assert econ.advance_cost(e, 1) == (1, 2, 2)
-    assert econ.advance_cost(e, -1) == (1, 2, 0)
+    # -1 drops a printed toy or pizza, the payer's choice (R25): 1 toy + 1 pizza -> 1 either
+    assert econ.advance_cost(e, -1) == (0, 1, 2)
     e.level = 0  # 1 toy, 1 either
-    assert econ.advance_cost(e, -1) == (1, 0, 0)
+    assert econ.advance_cost(e, -1) == (0, 0, 1)  # the toy dropped (Dot's case in R25)
     e.level = 5
     assert econ.advance_cost(e, 0) is None and econ.advance(e, 0) is False
 
@@ -214,7 +216,7 @@ def test_seat_value_by_hand() -> None:
     # seat 0: score 7 + Level 2 (13.5) + 3 useful x 2.0 + 1 surplus x 0.35
     #         + (7 cards owned - 10) x -0.8
     mine = 7 + 13.5 + 3 * 2.0 + 1 * 0.35 + (7 - 10) * -0.8
-    # seat 1: score 3 + Level 1 (8) + Pack 2 pizza 1 toy, all useful for 1 -> 2 (1, 1, 1)
+    # seat 1: score 3 + Level 1 (8) + 2 pizza 1 toy (Stuff and Pack), all useful for 1 -> 2
     #         + (2 - 10) x -0.8
     theirs = 3 + 8.0 + 3 * 2.0 + (2 - 10) * -0.8
     assert seat_value(s, 0, w) == pytest.approx(mine)

@@ -258,7 +258,7 @@ BROKEN = [
      "step 0->1", "either", "missing"),
     ("negative points", "fort.toml", "victory_points = [0, 0, 1, 3, 9, 23]",
      "victory_points = [0, 0, 1, 3, 9, -23]", 1, "fort track", "victory_points",
-     "need 6 non-negative integers"),
+     "need 6 non-negative integers, got [0, 0, 1, 3, 9, -23]"),
     ("no rules", "rules.toml", None, "x = 1\n", 1, None, "rule", "no [[rule]] entries"),
     ("no perks", "perks.toml", None, "x = 1\n", 1, None, "perk", "no [[perk]] entries"),
 ]  # fmt: skip
@@ -293,7 +293,7 @@ def test_a_renamed_rule_or_perk_is_reported(tmp_path: Path) -> None:
     names = list(MADE_UP_RULES)
     names[names.index("Loner")] = "Hermit"
     assert (err.value.path, err.value.card, err.value.field) == (root / "rules.toml", None, "name")
-    assert err.value.problem == f"need exactly {sorted(MADE_UP_RULES)}, got {tuple(names)}"
+    assert err.value.problem == f"need exactly {sorted(MADE_UP_RULES)}, got {list(names)}"
 
 
 def test_missing_and_unreadable_files(tmp_path: Path) -> None:

@@ -156,15 +156,15 @@ def test_run_state_round_trips_and_moves_with_the_directory(tmp_path: Path) -> N
     league = selfplay.League(
         {"random": 1.0, "builder": 2.0},
         [
-            f"ppo:{out}/league/snapshot_256.zip",
-            f"ppo:{out}/league/snapshot_512.zip:deterministic=0",
+            f"ppo:{out}/league/snapshot_256.safetensors",
+            f"ppo:{out}/league/snapshot_512.safetensors:deterministic=0",
         ],
         0.5,
     )
     state = {"history": [{"timesteps": 256}], "evals": [{"timesteps": 256, "random": 0.5}],
              "best": 0.5, "last_eval": 256, "elapsed_before": 3.5, "timesteps": 512}  # fmt: skip
     selfplay.save_state(out, league, state)
-    (out / "checkpoints" / "latest.zip").write_bytes(b"")
+    (out / "checkpoints" / "latest.safetensors").write_bytes(b"")
     saved = json.loads((out / "checkpoints" / "state.json").read_text())
     assert str(out) not in json.dumps(saved)  # paths are stored relative to the run
     moved = tmp_path / "moved"
@@ -173,8 +173,8 @@ def test_run_state_round_trips_and_moves_with_the_directory(tmp_path: Path) -> N
     assert loaded == state
     assert lg.bots == {"random": 1.0, "builder": 2.0} and lg.snapshot_weight == 0.5
     assert lg.snapshots == [
-        f"ppo:{moved}/league/snapshot_256.zip",
-        f"ppo:{moved}/league/snapshot_512.zip:deterministic=0",
+        f"ppo:{moved}/league/snapshot_256.safetensors",
+        f"ppo:{moved}/league/snapshot_512.safetensors:deterministic=0",
     ]
     w = lg.weights()  # normalised: 1 + 2 + 0.5 shared by the two snapshots
     assert math.isclose(w["random"], 1 / 3.5) and math.isclose(w["builder"], 2 / 3.5)

@@ -105,8 +105,10 @@ def test_resume_continues_the_run(
     before = json.loads((tiny_run / "checkpoints" / "state.json").read_text())
     old_steps = before["timesteps"]
     assert old_steps >= 512 and before["history"] and before["league"]["snapshots"]
-    saved = MaskablePPO.load(tiny_run / "checkpoints" / "latest.zip", device="cpu")
-    saved_params = {k: v.clone() for k, v in saved.policy.state_dict().items()}
+    from agents.policy_file import load_policy_file
+
+    saved, _ = load_policy_file(tiny_run / "checkpoints" / "latest.safetensors")
+    saved_params = {k: v.clone() for k, v in saved.state_dict().items()}
 
     out = tmp_path / "resumed"
     shutil.copytree(tiny_run, out)
