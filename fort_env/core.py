@@ -54,17 +54,10 @@ __all__ = ["SETUPS", "FortGame", "FortState"]
 
 
 class FortGame(GameFacts):
-    """Static facts of a Fort game: players, setup, card set, action and observation sizes.
-
-    Args:
-        num_players: 2, 3 or 4 (rulebook p.1).
-        setup: ``"basic"`` or ``"advanced"`` (the draft of 8 passes, p.2).
-        cards: a directory of card data (``docs/cards.md``), or ``None`` for the shipped set.
-
-    Raises:
-        ConfigError: a bad player count or setup name.
-        CardDataError: the card data is malformed (file, card and field named).
-    """
+    """A Fort game: its facts (:class:`~fort_env.game.GameFacts`: the arguments
+    ``num_players``, ``setup``, ``cards`` and the errors raised are documented there), plus
+    what needs the rules and views: action handlers, the search's tables, the observation size,
+    and :meth:`new_initial_state`."""
 
     def __init__(
         self, num_players: int = 4, setup: str = "basic", cards: str | None = None

@@ -79,18 +79,25 @@ def apply(state: FortState, a: int) -> None:
     handler(state, state.ctx[C_ACTOR], i, state.ctx[C_DECISION])
 
 
+def _count_suits(state: FortState, p: int, c: int, stage: int, kind: int) -> bool:
+    """Count card ``c``'s suits for the play; a coin waits for its declared suit (decision
+    ``kind`` at ``stage``, p.6). Returns whether that decision is now pending."""
+    for s in state.game.suit_lists[c]:
+        if s != COIN:
+            state.play_suits[s] += 1
+    if not state.game.has_coin[c]:
+        return False
+    state.ctx[C_PENDING_COIN] = c
+    state.ctx[C_STAGE] = stage
+    base.set_decision(state, kind, p)
+    return True
+
+
 def on_play_card(state: FortState, p: int, c: int, kind: int) -> None:
     state.zone[c] = IN_PLAY
     state.ctx[C_PLAYED] = c
     state.ctx[C_PLAYS] += 1
-    for s in state.game.suit_lists[c]:
-        if s != COIN:
-            state.play_suits[s] += 1
-    if state.game.has_coin[c]:
-        state.ctx[C_PENDING_COIN] = c
-        state.ctx[C_STAGE] = ST_DECLARE
-        base.set_decision(state, K.DECLARE_COIN, p)
-    else:
+    if not _count_suits(state, p, c, ST_DECLARE, K.DECLARE_COIN):
         flow.after_declare_played(state)
 
 
@@ -140,13 +147,7 @@ def on_add_card(state: FortState, p: int, c: int, kind: int) -> None:
     state.mark[c] = 1
     if state.zone[c] == HAND:
         state.zone[c] = IN_PLAY
-    for s in state.game.suit_lists[c]:
-        if s != COIN:
-            state.play_suits[s] += 1
-    if state.game.has_coin[c]:
-        state.ctx[C_PENDING_COIN] = c
-        state.ctx[C_STAGE] = ST_ADD_COIN
-        base.set_decision(state, K.ADD_COIN, p)
+    _count_suits(state, p, c, ST_ADD_COIN, K.ADD_COIN)
 
 
 def on_stop_adding(state: FortState, p: int, i: int, kind: int) -> None:
