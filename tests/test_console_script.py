@@ -70,7 +70,13 @@ def test_train_tiny_and_refuse_to_overwrite(tmp_path: Path) -> None:
     proc = fort_env_cli(*args, timeout=400)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "vs random" in proc.stdout
-    for name in ("model.zip", "config.json", "eval.json", "learning_curve.png"):
+    for name in (
+        "model.safetensors",
+        "model.json",
+        "config.json",
+        "eval.json",
+        "learning_curve.png",
+    ):
         assert (out / name).is_file(), name
     assert json.loads((out / "config.json").read_text())["total_timesteps"] == 256
     again = fort_env_cli(*args, timeout=120)
