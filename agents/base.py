@@ -110,6 +110,29 @@ def legal_from(observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -
 _DEFAULT_GAMES: dict[int, FortGame] = {}
 
 
+def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """A policy's action probabilities over the legal actions only.
+
+    Args:
+        logits: shape ``(N,)``, any float dtype; legal: bool ``(N,)``, at least one True.
+
+    Returns:
+        float64 ``(N,)``, zero on illegal actions, summing to 1 (computed in float64 so that
+        ``rng.choice`` accepts it).
+    """
+    z = np.asarray(logits, dtype=np.float64).copy()
+    z[~legal] = -np.inf
+    probs = np.exp(z - z[legal].max())
+    return probs / probs.sum()
+
+
+def act_on_probabilities(probs: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
+    """The most likely action if ``deterministic``, else a draw from ``probs``."""
+    if deterministic:
+        return int(np.argmax(probs))
+    return int(rng.choice(probs.size, p=probs))
+
+
 class BaseAgent:
     """Common plumbing: a name, a seeded generator, and the game/view found in ``info``.
 

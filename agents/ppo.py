@@ -28,6 +28,8 @@ import numpy as np
 
 from fort_env.errors import ModelFileError
 
+from .base import act_on_probabilities, masked_softmax
+
 __all__ = ["PPOAgent", "load_policy", "make_ppo_agent"]
 
 _POLICIES: dict[tuple[str, float, bool], Any] = {}
@@ -125,18 +127,14 @@ class PPOAgent:
             features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
             logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
         z = logits[0].numpy().astype(np.float64)
-        z[~legal] = -np.inf
-        probs = np.exp(z - z[legal].max())
-        return probs / probs.sum()
+        return masked_softmax(z, legal)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
         mask = info.get("action_mask")
         if mask is None:
             mask = observation["action_mask"]
         probs = self.action_probabilities(observation["observation"], mask)
-        if self.deterministic:
-            return int(np.argmax(probs))
-        return int(self.rng.choice(probs.size, p=probs))
+        return act_on_probabilities(probs, self.deterministic, self.rng)
 
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, path={self.path!r})"

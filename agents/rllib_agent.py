@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from .base import act_on_probabilities, masked_softmax
+
 __all__ = ["RLlibAgent", "load_module", "make_rllib_agent"]
 
 _MODULES: dict[tuple[str, float], Any] = {}
@@ -107,18 +109,14 @@ class RLlibAgent:
         with torch.no_grad():
             out = self.module.forward_inference({"obs": obs})
         z = out["action_dist_inputs"][0].numpy().astype(np.float64)
-        z[~legal] = -np.inf
-        probs = np.exp(z - z[legal].max())
-        return probs / probs.sum()
+        return masked_softmax(z, legal)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
         mask = info.get("action_mask")
         if mask is None:
             mask = observation["action_mask"]
         probs = self.action_probabilities(observation["observation"], mask)
-        if self.deterministic:
-            return int(np.argmax(probs))
-        return int(self.rng.choice(probs.size, p=probs))
+        return act_on_probabilities(probs, self.deterministic, self.rng)
 
     def __repr__(self) -> str:
         return f"RLlibAgent(name={self.name!r}, path={self.path!r})"
