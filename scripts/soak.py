@@ -14,7 +14,9 @@ decisions, and at the end equal turns, the end trigger set, and winners with the
 
 Memory: each worker reports its peak RSS (``resource.getrusage``, kilobytes on Linux) after
 every chunk of games; the summary shows the first and last chunk's peak of the first worker
-(flat memory: the two agree within a few MB) and the maximum over all workers.
+(flat memory: the two agree within a few MB) and the maximum over all workers. With
+``--memory-log FILE`` every chunk also writes one CSV row as it finishes (games done, worker,
+current and peak RSS in MB): the series that shows whether memory levels off.
 
 Prints games, decisions, violations (with the first few described), games/s and decisions/s,
 and exits with status 1 if there was any violation. ``docs/reliability.md`` gives the figures.
@@ -23,6 +25,7 @@ and exits with status 1 if there was any violation. ``docs/reliability.md`` give
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import resource
@@ -115,6 +118,12 @@ def play(table: dict[str, Any]) -> int:
     return decisions
 
 
+def _current_rss_kb() -> int:
+    """This process's resident set now, in kilobytes (Linux ``/proc/self/statm``)."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() // 1024
+
+
 def run_chunk(args: tuple[list[int], int, list[str], list[str]]) -> dict[str, Any]:
     """Play games ``indices``; returns counts, violations and this process's peak RSS."""
     indices, seed, specs, setups = args
@@ -132,6 +141,7 @@ def run_chunk(args: tuple[list[int], int, list[str], list[str]]) -> dict[str, An
         "decisions": decisions,
         "violations": violations,
         "peak_rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "rss_kb": _current_rss_kb(),
         "pid": multiprocessing.current_process().pid,
     }
 
@@ -146,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chunk", type=int, default=50, help="games per task (memory sample)")
     parser.add_argument("--only", type=int, default=None, help="replay game INDEX alone")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--memory-log", type=Path, default=None, help="CSV of RSS per chunk (MB)")
     args = parser.parse_args(argv)
     specs = [s.strip() for s in args.agents.split(",") if s.strip()]
     setups = [s.strip() for s in args.setups.split(",") if s.strip()]
@@ -163,13 +174,24 @@ def main(argv: list[str] | None = None) -> int:
     chunks = [(indices[i : i + args.chunk], args.seed, specs, setups)
               for i in range(0, len(indices), args.chunk)]  # fmt: skip
     start = time.perf_counter()
-    results = []
-    if args.workers == 1:
-        results = [run_chunk(c) for c in chunks]
-    else:
-        ctx = multiprocessing.get_context("forkserver")
-        with ctx.Pool(args.workers) as pool:
-            results = list(pool.imap(run_chunk, chunks))
+    results: list[dict[str, Any]] = []
+    log = None if args.memory_log is None else args.memory_log.open("w", buffering=1)
+    if log is not None:
+        log.write("games_done,worker,rss_mb,peak_rss_mb\n")
+    with contextlib.ExitStack() as stack:
+        if args.workers == 1:
+            stream: Any = map(run_chunk, chunks)
+        else:
+            pool = stack.enter_context(multiprocessing.get_context("forkserver").Pool(args.workers))
+            stream = pool.imap(run_chunk, chunks)
+        for r in stream:  # in chunk order, written as they finish (a live memory series)
+            results.append(r)
+            if log is not None:
+                done = sum(x["games"] for x in results)
+                rss, peak = r["rss_kb"] / 1024, r["peak_rss_kb"] / 1024
+                log.write(f"{done},{r['pid']},{rss:.1f},{peak:.1f}\n")
+    if log is not None:
+        log.close()
     seconds = time.perf_counter() - start
     games = sum(r["games"] for r in results)
     decisions = sum(r["decisions"] for r in results)
