@@ -141,7 +141,7 @@ class HeuristicAgent(BaseAgent):
             K.COPY_RIVAL: self._copy_rival, K.CONVERT: self._convert,
             K.PICK_RULE: self._pick_rule, K.PICK_PERK: self._pick_perk, K.FOLLOW: self._follow,
             K.FOLLOW_SECOND: self._follow, K.DO_OVER: self._do_over, K.DRAFT: self._draft,
-            K.ROUGH_HOUSING: self._follow,
+            K.ROUGH_HOUSING: self._follow, K.STOP_OR_CONTINUE: self._stop_or_continue,
         }  # fmt: skip
 
     # ------------------------------------------------------------------ protocol
@@ -557,6 +557,13 @@ class HeuristicAgent(BaseAgent):
             scores[a] = best - 2.0
         for a, _ in acts.get("PASS", []):
             scores[a] = 0.0
+        return scores
+
+    def _stop_or_continue(self, view: SeatView, acts: Acts) -> dict[int, float]:
+        # R3: these bots were built when the other action always went as far as it goes;
+        # going on keeps their play as it was (a search bot weighs stopping itself)
+        scores = {a: 1.0 for a, _ in acts.get("CONTINUE_ACTION", [])}
+        scores.update({a: 0.0 for a, _ in acts.get("STOP_ACTION", [])})
         return scores
 
     def _draft(self, view: SeatView, acts: Acts) -> dict[int, float]:
