@@ -184,6 +184,9 @@ class HeuristicAgent(BaseAgent):
             e = Econ.of(view)
             e.level, e.stuff, e.pack, e.lookout = level, list(stuff), list(pack), look
             e.pack_cap, e.score, e.spare_cards, e.rival_yard_cards = level + 1, 0, 2, 2
+            # every field canonical, none left from the first view asked (the values are
+            # cached per game and rule, so they must not depend on which position came first)
+            e.rival_packs = ((1, 1),) * (g.num_players - 1)
             base_econs.append(e)
         for c in range(g.num_cards):
             suits = g.suit_counts[c].astype(np.int64) + 1  # its own suits and one added card
