@@ -24,13 +24,13 @@ from typing import Any
 import numpy as np
 
 from .constants import MADE_UP_RULES, PERKS, ZONES
-from .core import FortGame, FortState
+from .core import BACKENDS, STATE_CLASSES, FortGame, FortState
 from .decisions import DecisionKind
-from .errors import ConfigError
+from .errors import ConfigError, IllegalActionError
+from .game import GameFacts
+from .inputs import as_action
 from .stages import NUM_STAGES
-from .state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
-
-BACKENDS = ("python", "cpp")
+from .state_arrays import ARRAYS, C_DECISION, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
 
 # What the compiled module must agree on with this Python source (its generated constants.h).
 _EXPECTED_LAYOUT = {
@@ -210,3 +210,218 @@ def new_initial_state(
         return game.new_initial_state(seed, first_player)
     cpp_state = require().deal(core_game(game), seed, first_player)
     return state_from_arrays(game, cpp_state.to_arrays())
+
+
+# --------------------------------------------------------------------------- the cpp state
+def _key(s: FortState) -> bytes:
+    """Every byte of a state's arrays and ctx: tells whether a Python twin is still equal."""
+    return b"".join([*(getattr(s, name).tobytes() for name in ARRAYS), s.ctx.tobytes()])
+
+
+class CppFortState(FortState):
+    """A :class:`FortState` whose arrays live in a C++ ``fort::State`` (``game.backend ==
+    "cpp"``): ``zone``, ``owner``, ... are zero-copy numpy views of the C++ vectors (same
+    dtypes and shapes; ``prog`` read-only, as the Python engine's) and ``ctx`` a zero-copy
+    ``memoryview`` of its int64 context (items read as Python ints, written as ints), so every
+    Python view (text, ``to_dict``, validation, observation, scoring) reads it unchanged.
+
+    A method whose C++ twin is built (``_core.legal_actions``, ``_core.apply_unchecked``,
+    ``_core.observation``... see docs/cpp.md) calls it; the others run the Python engine on a
+    Python twin of the position (a :class:`FortState` copy, kept while the arrays are unchanged)
+    and copy a mutation back. Either way the results equal the Python backend's
+    (``tests/differential``).
+    """
+
+    __slots__ = ("_cs", "_twin", "_twin_key")
+    _cs: Any  # the _core.State
+    _twin: FortState | None
+    _twin_key: bytes
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def require_backend(cls) -> None:
+        """Raise :class:`ConfigError` if the compiled core is not usable (``FortGame`` calls
+        this for ``backend="cpp"``)."""
+        require()
+
+    @classmethod
+    def _wrap(cls, game: FortGame, cs: Any) -> CppFortState:
+        s: CppFortState = object.__new__(cls)
+        s.game = game
+        s.legal_cache = None
+        s._cs = cs
+        s._twin = None
+        s._twin_key = b""
+        for name in ARRAYS:
+            setattr(s, name, cs.array(name))
+        s.prog.flags.writeable = False  # as the Python engine's programs; C++ still writes it
+        s.ctx = memoryview(cs.ctx_view()).cast("B").cast("q")  # type: ignore[assignment]
+        return s
+
+    @classmethod
+    def deal(cls, game: FortGame, seed: int = 0, first_player: int | None = None) -> CppFortState:
+        """The initial state (``FortGame.new_initial_state``), dealt by the C++ core.
+
+        Raises:
+            ConfigError: a bad seed or ``first_player`` (the Python engine's messages), or no
+                usable compiled core.
+        """
+        return cls._wrap(game, require().deal(core_game(game), seed, first_player))
+
+    @classmethod
+    def from_state(cls, state: FortState) -> CppFortState:
+        """A C++ copy of any state (its arrays copied into a new ``_core.State``)."""
+        arrays = {name: getattr(state, name) for name in ARRAYS}
+        arrays["ctx"] = np.frombuffer(state.ctx, dtype=np.int64)
+        cs = require().State.from_arrays(core_game(state.game), arrays)
+        return cls._wrap(state.game, cs)
+
+    @classmethod
+    def from_dict(cls, game: GameFacts, d: dict[str, Any]) -> CppFortState:
+        """``FortState.from_dict``: checked by the Python engine, then copied into C++.
+
+        Raises:
+            StateError: as ``FortState.from_dict``; nothing is built.
+        """
+        py = FortState.checked_from_dict(game, d)
+        return cls.from_state(py)
+
+    def clone(self) -> CppFortState:
+        """An independent copy (the C++ state copied; the game shared)."""
+        return self._wrap(self.game, self._cs.clone())
+
+    __copy__ = clone
+
+    @property
+    def core_state(self) -> Any:
+        """The ``_core.State`` holding this position (its arrays are this object's views)."""
+        return self._cs
+
+    # ------------------------------------------------------------------ the Python twin
+    def _py(self) -> FortState:
+        """A Python :class:`FortState` equal to this position (cached while it stays equal:
+        its legal-action cache then carries over)."""
+        key = _key(self)
+        if self._twin is None or key != self._twin_key:
+            self._twin = state_from_arrays(self.game, self._cs.to_arrays())
+            self._twin_key = key
+        return self._twin
+
+    def _take(self, twin: FortState) -> None:
+        """Copy a mutated twin's position into the C++ state."""
+        cs = self._cs
+        for name in ARRAYS:
+            cs.array(name)[...] = getattr(twin, name)
+        cs.ctx_view()[:] = np.frombuffer(twin.ctx, dtype=np.int64)
+        self._twin_key = _key(self)
+        self.legal_cache = None
+
+    def _changed(self) -> None:
+        """The C++ core mutated the state: caches are stale."""
+        self._twin = None
+        self.legal_cache = None
+
+    # ------------------------------------------------------------------ the rules
+    def legal_actions(self) -> list[int]:
+        if self.is_terminal():
+            return []
+        core = require()
+        if hasattr(core, "legal_actions"):
+            return core.legal_actions(self._cs).tolist()  # type: ignore[no-any-return]
+        return self._py().legal_actions()
+
+    def legal_actions_mask(self) -> np.ndarray:
+        core = require()
+        if hasattr(core, "legal_mask"):
+            mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
+            if not self.is_terminal():
+                core.legal_mask(self._cs, mask)
+            return mask
+        return self._py().legal_actions_mask()
+
+    def _is_legal(self, a: int) -> bool:
+        core = require()
+        if hasattr(core, "is_legal"):
+            return bool(core.is_legal(self._cs, a))
+        return a in self._py().legal_actions()
+
+    def apply_action(self, action: int) -> None:
+        a = as_action(action)
+        core = require()
+        if not hasattr(core, "apply_unchecked") or not hasattr(core, "check_end"):
+            twin = self._py()
+            twin.apply_action(a)  # IllegalActionError: unchanged
+            self._take(twin)
+            return
+        if (
+            self.is_terminal()
+            or not 0 <= a < self.game.num_distinct_actions
+            or not (self._is_legal(a))
+        ):
+            why = "out of range" if not 0 <= a < self.game.num_distinct_actions else "not legal"
+            raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
+        core.apply_unchecked(self._cs, a)
+        core.check_end(self._cs)
+        self._changed()
+
+    def apply_unchecked(self, action: int) -> None:
+        core = require()
+        if hasattr(core, "apply_unchecked"):
+            core.apply_unchecked(self._cs, action)
+            self._changed()
+            return
+        twin = self._py()
+        twin.apply_unchecked(action)
+        self._take(twin)
+
+    def local_legal_actions(self) -> list[int]:
+        core = require()
+        if hasattr(core, "raw_legal"):
+            return list(core.raw_legal(self._cs))
+        return self._py().local_legal_actions()
+
+    def never_strands(self, action: int) -> bool:
+        return self._py().never_strands(action)
+
+    # ------------------------------------------------------------------ the views
+    def observation_tensor(self, player: int) -> np.ndarray:
+        core = require()
+        if hasattr(core, "observation"):
+            if not 0 <= player < self.game.num_players:  # as observation_tensor's check
+                return super().observation_tensor(player)
+            out = np.empty(self.game.observation_size, dtype=np.float32)
+            core.observation(self._cs, player, out)
+            return out
+        return super().observation_tensor(player)
+
+    def score_breakdown(self) -> list[dict[str, int]]:
+        core = require()
+        if hasattr(core, "score_breakdown"):
+            return list(core.score_breakdown(self._cs))
+        return super().score_breakdown()
+
+    def winners(self) -> list[int]:
+        core = require()
+        if hasattr(core, "winners"):
+            return list(core.winners(self._cs))
+        return super().winners()
+
+    def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:
+        return self.from_state(self._py().resample_hidden(observer, rng))
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self._config(), "state": self.to_dict(), "backend": "cpp"}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        cfg = data["config"]
+        game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"], backend="cpp")
+        other = type(self).from_dict(game, data["state"])
+        for name in ("game", "ctx", "_cs", *ARRAYS):
+            setattr(self, name, getattr(other, name))
+        self.legal_cache = None
+        self._twin = None
+        self._twin_key = b""
+
+
+STATE_CLASSES["cpp"] = CppFortState
