@@ -242,3 +242,17 @@ def test_script_counts_games_and_fails_on_a_divergence(
     assert script.main(["--games", "1", "--fast"]) == 1
     text = capsys.readouterr().out
     assert "1 divergences" in text and "legal_actions differs" in text
+
+
+def test_bench_runs_on_the_cpp_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fort_env.bench import format_bench, run_bench
+
+    monkeypatch.delenv("FORT_ENV_BACKEND", raising=False)
+    result = run_bench(seconds=0.05, rounds=1, num_players=2, backend="cpp")
+    assert result["config"]["backend"] == "cpp"
+    assert result["engine_decisions_per_s"] > 0 and result["aec_decisions_per_s"] > 0
+    assert result["clone_us"] > 0 and result["mask_us"] > 0
+    assert "cpp backend" in format_bench(result)
+    import os
+
+    assert "FORT_ENV_BACKEND" not in os.environ  # the env's default was restored
