@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .constants import MADE_UP_RULES, PERKS, ZONES
+from .constants import MADE_UP_RULES, PERKS, SEED_LIMIT, ZONES
 from .core import BACKENDS, STATE_CLASSES, FortGame, FortState
 from .decisions import DecisionKind
 from .errors import ConfigError, IllegalActionError
@@ -407,6 +407,11 @@ class CppFortState(FortState):
         return super().winners()
 
     def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:
+        core = require()
+        if hasattr(core, "resample_hidden") and 0 <= observer < self.game.num_players:
+            # hidden.resample_hidden: one seed from rng, then the specified draws (C++ twin)
+            seed = int(rng.integers(SEED_LIMIT))
+            return self._wrap(self.game, core.resample_hidden(self._cs, observer, seed))
         return self.from_state(self._py().resample_hidden(observer, rng))
 
     # ------------------------------------------------------------------ pickling
