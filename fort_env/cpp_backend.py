@@ -29,8 +29,8 @@ from .decisions import DecisionKind
 from .errors import ConfigError, IllegalActionError
 from .game import GameFacts
 from .inputs import as_action
-from .stages import NUM_STAGES
-from .state_arrays import ARRAYS, C_DECISION, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
+from .stages import NUM_STAGES, ST_OVER
+from .state_arrays import ARRAYS, C_DECISION, C_STAGE, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
 
 # What the compiled module must agree on with this Python source (its generated constants.h).
 _EXPECTED_LAYOUT = {
@@ -213,6 +213,50 @@ def new_initial_state(
 
 
 # --------------------------------------------------------------------------- the cpp state
+_OP_NAMES = (
+    "legal_actions", "legal_mask", "is_legal", "raw_legal",  # the mask path (B)
+    "apply_unchecked", "check_end",  # the apply path (A)
+    "observation", "score_breakdown", "winners", "resample_hidden",  # the views (C)
+)  # fmt: skip
+
+
+class _Ops:
+    """The compiled functions ``CppFortState`` calls, each ``None`` while not bound."""
+
+    legal_actions: Any
+    legal_mask: Any
+    is_legal: Any
+    raw_legal: Any
+    apply_unchecked: Any
+    check_end: Any
+    observation: Any
+    score_breakdown: Any
+    winners: Any
+    resample_hidden: Any
+
+    def __init__(self, core: ModuleType) -> None:
+        for name in _OP_NAMES:
+            setattr(self, name, getattr(core, name, None))
+
+
+_OPS: _Ops | None = None
+
+
+def _ops() -> _Ops:
+    """The compiled functions, looked up once (the module is loaded once per process)."""
+    global _OPS
+    if _OPS is None:
+        _OPS = _Ops(require())
+    return _OPS
+
+
+def bound_functions() -> list[str]:
+    """Which of the functions ``CppFortState`` can call are in the compiled core (the rest
+    run on the Python engine). Raises ``ConfigError`` without a usable core."""
+    ops = _ops()
+    return [name for name in _OP_NAMES if getattr(ops, name) is not None]
+
+
 def _key(s: FortState) -> bytes:
     """Every byte of a state's arrays and ctx: tells whether a Python twin is still equal."""
     return b"".join([*(getattr(s, name).tobytes() for name in ARRAYS), s.ctx.tobytes()])
@@ -323,61 +367,60 @@ class CppFortState(FortState):
 
     # ------------------------------------------------------------------ the rules
     def legal_actions(self) -> list[int]:
-        if self.is_terminal():
-            return []
-        core = require()
-        if hasattr(core, "legal_actions"):
-            return core.legal_actions(self._cs).tolist()  # type: ignore[no-any-return]
-        return self._py().legal_actions()
+        f = _ops().legal_actions
+        if f is not None:  # empty when the game is over
+            return f(self._cs).tolist()  # type: ignore[no-any-return]
+        return [] if self.is_terminal() else self._py().legal_actions()
 
     def legal_actions_mask(self) -> np.ndarray:
-        core = require()
-        if hasattr(core, "legal_mask"):
-            mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
-            if not self.is_terminal():
-                core.legal_mask(self._cs, mask)
-            return mask
-        return self._py().legal_actions_mask()
-
-    def _is_legal(self, a: int) -> bool:
-        core = require()
-        if hasattr(core, "is_legal"):
-            return bool(core.is_legal(self._cs, a))
-        return a in self._py().legal_actions()
+        f = _ops().legal_mask
+        if f is None:
+            return self._py().legal_actions_mask()
+        mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
+        if not self.is_terminal():
+            f(self._cs, mask)
+        return mask
 
     def apply_action(self, action: int) -> None:
-        a = as_action(action)
-        core = require()
-        if not hasattr(core, "apply_unchecked") or not hasattr(core, "check_end"):
+        ops = _ops()
+        apply, check_end = ops.apply_unchecked, ops.check_end
+        if apply is None or check_end is None:
             twin = self._py()
-            twin.apply_action(a)  # IllegalActionError: unchanged
+            twin.apply_action(action)  # IllegalActionError, TypeError: unchanged
             self._take(twin)
             return
+        a = as_action(action)
+        cs = self._cs
+        in_range = 0 <= a < self.game.num_distinct_actions
         if (
-            self.is_terminal()
-            or not 0 <= a < self.game.num_distinct_actions
-            or not (self._is_legal(a))
+            not in_range
+            or self.ctx[C_STAGE] == ST_OVER
+            or not (
+                ops.is_legal(cs, a) if ops.is_legal is not None else a in self._py().legal_actions()
+            )
         ):
-            why = "out of range" if not 0 <= a < self.game.num_distinct_actions else "not legal"
+            why = "not legal" if in_range else "out of range"
             raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
-        core.apply_unchecked(self._cs, a)
-        core.check_end(self._cs)
-        self._changed()
+        apply(cs, a)
+        check_end(cs)  # the flag is public as soon as a trigger happens (p.10)
+        self._twin = None
+        self.legal_cache = None
 
     def apply_unchecked(self, action: int) -> None:
-        core = require()
-        if hasattr(core, "apply_unchecked"):
-            core.apply_unchecked(self._cs, action)
-            self._changed()
+        f = _ops().apply_unchecked
+        if f is not None:
+            f(self._cs, action)
+            self._twin = None
+            self.legal_cache = None
             return
         twin = self._py()
         twin.apply_unchecked(action)
         self._take(twin)
 
     def local_legal_actions(self) -> list[int]:
-        core = require()
-        if hasattr(core, "raw_legal"):
-            return list(core.raw_legal(self._cs))
+        f = _ops().raw_legal
+        if f is not None:
+            return list(f(self._cs))
         return self._py().local_legal_actions()
 
     def never_strands(self, action: int) -> bool:
@@ -385,33 +428,27 @@ class CppFortState(FortState):
 
     # ------------------------------------------------------------------ the views
     def observation_tensor(self, player: int) -> np.ndarray:
-        core = require()
-        if hasattr(core, "observation"):
-            if not 0 <= player < self.game.num_players:  # as observation_tensor's check
-                return super().observation_tensor(player)
-            out = np.empty(self.game.observation_size, dtype=np.float32)
-            core.observation(self._cs, player, out)
-            return out
-        return super().observation_tensor(player)
+        f = _ops().observation
+        if f is None or not 0 <= player < self.game.num_players:  # errors: as Python's
+            return super().observation_tensor(player)
+        out = np.empty(self.game.observation_size, dtype=np.float32)
+        f(self._cs, player, out)
+        return out
 
     def score_breakdown(self) -> list[dict[str, int]]:
-        core = require()
-        if hasattr(core, "score_breakdown"):
-            return list(core.score_breakdown(self._cs))
-        return super().score_breakdown()
+        f = _ops().score_breakdown
+        return super().score_breakdown() if f is None else list(f(self._cs))
 
     def winners(self) -> list[int]:
-        core = require()
-        if hasattr(core, "winners"):
-            return list(core.winners(self._cs))
-        return super().winners()
+        f = _ops().winners
+        return super().winners() if f is None else list(f(self._cs))
 
     def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:
-        core = require()
-        if hasattr(core, "resample_hidden") and 0 <= observer < self.game.num_players:
-            # hidden.resample_hidden: one seed from rng, then the specified draws (C++ twin)
+        f = _ops().resample_hidden
+        if f is not None and 0 <= observer < self.game.num_players:
+            # hidden.resample_hidden: one seed drawn from rng, then the specified draws
             seed = int(rng.integers(SEED_LIMIT))
-            return self._wrap(self.game, core.resample_hidden(self._cs, observer, seed))
+            return self._wrap(self.game, f(self._cs, observer, seed))
         return self.from_state(self._py().resample_hidden(observer, rng))
 
     # ------------------------------------------------------------------ pickling

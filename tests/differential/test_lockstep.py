@@ -256,3 +256,9 @@ def test_bench_runs_on_the_cpp_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
     assert "FORT_ENV_BACKEND" not in os.environ  # the env's default was restored
+
+
+def test_bound_functions_are_what_the_module_offers() -> None:
+    core = cpp_backend.require()
+    bound = cpp_backend.bound_functions()
+    assert bound == [name for name in cpp_backend._OP_NAMES if hasattr(core, name)]
