@@ -262,6 +262,9 @@ def _key(s: FortState) -> bytes:
     return b"".join([*(getattr(s, name).tobytes() for name in ARRAYS), s.ctx.tobytes()])
 
 
+_VIEWS = frozenset((*ARRAYS, "ctx"))
+
+
 class CppFortState(FortState):
     """A :class:`FortState` whose arrays live in a C++ ``fort::State`` (``game.backend ==
     "cpp"``): ``zone``, ``owner``, ... are zero-copy numpy views of the C++ vectors (same
@@ -296,11 +299,25 @@ class CppFortState(FortState):
         s._cs = cs
         s._twin = None
         s._twin_key = b""
-        for name in ARRAYS:
-            setattr(s, name, cs.array(name))
-        s.prog.flags.writeable = False  # as the Python engine's programs; C++ still writes it
-        s.ctx = memoryview(cs.ctx_view()).cast("B").cast("q")  # type: ignore[assignment]
-        return s
+        return s  # the array slots are filled on first use (__getattr__): clones stay cheap
+
+    def __getattr__(self, name: str) -> Any:
+        """An array or ``ctx`` not used yet: its zero-copy view of the C++ state, made now
+        and kept in its slot (called only when the slot is empty)."""
+        if name in _VIEWS:
+            try:
+                cs = object.__getattribute__(self, "_cs")
+            except AttributeError:
+                raise AttributeError(name) from None
+            if name == "ctx":
+                view: Any = memoryview(cs.ctx_view()).cast("B").cast("q")
+            else:
+                view = cs.array(name)
+                if name == "prog":
+                    view.flags.writeable = False  # as the Python engine's; C++ still writes it
+            setattr(self, name, view)
+            return view
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def deal(cls, game: FortGame, seed: int = 0, first_player: int | None = None) -> CppFortState:
@@ -459,8 +476,8 @@ class CppFortState(FortState):
         cfg = data["config"]
         game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"], backend="cpp")
         other = type(self).from_dict(game, data["state"])
-        for name in ("game", "ctx", "_cs", *ARRAYS):
-            setattr(self, name, getattr(other, name))
+        self.game = game
+        self._cs = other._cs
         self.legal_cache = None
         self._twin = None
         self._twin_key = b""

@@ -153,6 +153,13 @@ def test_arrays_and_ctx_are_views_of_the_cpp_state() -> None:
 
 def test_clone_copy_deepcopy_are_independent() -> None:
     s = _played()
+    lazy = s.clone()
+    with pytest.raises(AttributeError):
+        object.__getattribute__(lazy, "zone")  # no view made until used
+    assert lazy.zone.base is lazy.core_state and not lazy.prog.flags.writeable
+    assert np.array_equal(lazy.zone, s.zone) and lazy.ctx == s.ctx
+    with pytest.raises(AttributeError, match="no attribute 'bogus'"):
+        lazy.bogus  # noqa: B018
     for c in (s.clone(), copy.copy(s), copy.deepcopy(s)):
         assert type(c) is CppFortState and c.to_dict() == s.to_dict()
         assert c.core_state is not s.core_state
