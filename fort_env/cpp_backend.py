@@ -409,13 +409,11 @@ class CppFortState(FortState):
         a = as_action(action)
         cs = self._cs
         in_range = 0 <= a < self.game.num_distinct_actions
-        if (
-            not in_range
-            or self.ctx[C_STAGE] == ST_OVER
-            or not (
-                ops.is_legal(cs, a) if ops.is_legal is not None else a in self._py().legal_actions()
-            )
-        ):
+        if ops.is_legal is not None:
+            legal = in_range and ops.is_legal(cs, a)  # False once the game is over
+        else:
+            legal = in_range and self.ctx[C_STAGE] != ST_OVER and a in self._py().legal_actions()
+        if not legal:
             why = "not legal" if in_range else "out of range"
             raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
         apply(cs, a)
