@@ -270,6 +270,12 @@ def _run_bench(
     out["observation_us"] = _micro(states, lambda s: s.observation_tensor(0), rounds)
     fresh = [s.clone() for s in states]
     game.search_tables.search_memo.clear()  # a mask computed from scratch, not from the memo
+    if game.backend == "cpp":
+        from . import cpp_backend
+
+        clear = getattr(cpp_backend.require(), "clear_search_memo", None)
+        if clear is not None:
+            clear()  # the C++ search's memo (this thread's), likewise
     out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
     s0 = states[0]
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
