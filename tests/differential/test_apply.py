@@ -103,6 +103,49 @@ def test_random_games_step_alike(n: int, setup: str) -> None:
         assert steps > 50
 
 
+def boosted(g: FortGame, seed: int) -> FortState:
+    """A fresh game of ``g`` with every seat at Fort Level 1-4, resources in Stuff and Pack,
+    perks handed out at random (any of the 9, some to nobody) and the macaroni sculpture
+    perhaps taken: the rarer paths (every perk, Level 5 twice, full Stuff and Packs) come
+    within a few turns of random play."""
+    from fort_env.constants import IN_BOX, IN_STACK, PERKS, XXL
+    from fort_env.state_arrays import C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_STUFF_P
+
+    s = g.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    n = g.num_players
+    for perk in range(len(PERKS)):
+        s.perk_loc[perk] = rng.choice([IN_STACK, IN_BOX, *range(n), *range(n)])
+    for p in range(n):
+        level = int(rng.integers(1, 5) if seed % 2 else rng.integers(0, 3))
+        s.players[p, P_LEVEL] = level
+        s.players[p, P_STUFF_P : P_STUFF_P + 2] = rng.integers(0, 5, size=2)
+        room = level + 1 + (2 if s.perk_loc[XXL] == p else 0)
+        pizza = int(rng.integers(0, room + 1))
+        s.players[p, P_PACK_P] = pizza
+        s.players[p, P_PACK_T] = int(rng.integers(0, room - pizza + 1))
+    s.ctx[C_SCULPTURE] = int(rng.choice([-1, -1, *range(n)]))
+    return s
+
+
+@pytest.mark.parametrize(("n", "setup"), CONFIGS)
+def test_boosted_games_step_alike(n: int, setup: str) -> None:
+    """Games from boosted positions (``boosted``), the C++ state stepping on its own."""
+    g = game(n, setup)
+    for seed in range(8):
+        py = boosted(g, 500 + seed)
+        cpp = cpp_state(g, arrays(py))
+        rng = random.Random(seed)
+        steps = 0
+        while not py.is_terminal():
+            a = rng.choice(py.legal_actions())
+            py.apply_action(a)
+            core().apply_unchecked(cpp, a)
+            core().check_end(cpp)
+            steps += 1
+            assert_equal(cpp, arrays(py), f"boosted {n}p {setup} seed {seed} step {steps}")
+
+
 @contextmanager
 def mirrored_apply(calls: list[int]) -> Iterator[None]:
     """Every ``handlers.apply`` the Python engine makes is repeated on a C++ copy."""
@@ -125,12 +168,13 @@ def mirrored_apply(calls: list[int]) -> Iterator[None]:
 
 @pytest.mark.parametrize(("n", "setup"), CONFIGS)
 def test_every_apply_of_the_engine_is_mirrored(n: int, setup: str) -> None:
-    """The search's and the witness probes' applications too (probe stages, both-full)."""
+    """The search's and the witness probes' applications too (probe stages, both-full), in
+    two plain and two boosted games per setup."""
     g = game(n, setup)
     stages: list[int] = []
     with mirrored_apply(stages):
-        for seed in range(3):
-            s = g.new_initial_state(1000 + seed)
+        for seed in range(4):
+            s = g.new_initial_state(1000 + seed) if seed < 2 else boosted(g, 1000 + seed)
             rng = random.Random(seed)
             while not s.is_terminal():
                 s.apply_action(rng.choice(s.legal_actions()))
