@@ -28,6 +28,7 @@ import pytest
 
 from fort_env import FortGame, cpp_backend
 from fort_env.core import FortState
+from fort_env.decisions import DecisionKind
 from fort_env.rules import handlers, legality
 from fort_env.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
 
@@ -87,6 +88,7 @@ def assert_equal(cpp: Any, want: dict[str, np.ndarray], where: str) -> None:
 def test_random_games_step_alike(n: int, setup: str) -> None:
     """A C++ state plays a whole game alongside the Python one, equal after every action."""
     g = game(n, setup)
+    kinds: set[int] = set()
     for seed in range(GAMES_PER_CONFIG):
         py = g.new_initial_state(seed)
         cpp = core().deal(cpp_backend.core_game(g), seed)
@@ -94,6 +96,7 @@ def test_random_games_step_alike(n: int, setup: str) -> None:
         rng = random.Random(seed)
         steps = 0
         while not py.is_terminal():
+            kinds.add(py.decision_kind)
             a = rng.choice(py.legal_actions())
             py.apply_action(a)  # handlers.apply, then flow.check_end
             core().apply_unchecked(cpp, a)
@@ -101,6 +104,16 @@ def test_random_games_step_alike(n: int, setup: str) -> None:
             steps += 1
             assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed} step {steps}")
         assert steps > 50
+    # the decisions of a play, the followers' round, the rewards, R3's stop-or-continue
+    assert {int(k) for k in DecisionKind} - kinds <= {
+        DecisionKind.TERMINAL,
+        DecisionKind.DRAFT if setup == "basic" else -1,
+        DecisionKind.FOLLOW_SECOND,
+        DecisionKind.BIRTHDAY,
+        DecisionKind.ROUGH_HOUSING,
+        DecisionKind.DO_OVER,
+        DecisionKind.ADD_COIN,
+    }, sorted(kinds)
 
 
 def boosted(g: FortGame, seed: int) -> FortState:

@@ -238,8 +238,10 @@ inline constexpr int64_t R_PASS = 23;
 inline constexpr int64_t R_ROUGH_HOUSE = 24;
 inline constexpr int64_t R_DO_OVER = 25;
 inline constexpr int64_t R_DRAFT_CARD = 26;
-inline constexpr int64_t NUM_RANGES = 27;
-inline constexpr int64_t RANGE_SIZE[NUM_RANGES] = {-1, 1, 1, -1, 7, 6, -1, 1, 2, 4, -1, 1, -1, -1, 1, 4, 4, -1, 3, 4, 11, 9, -1, 1, 1, 1, -1};
+inline constexpr int64_t R_STOP_ACTION = 27;
+inline constexpr int64_t R_CONTINUE_ACTION = 28;
+inline constexpr int64_t NUM_RANGES = 29;
+inline constexpr int64_t RANGE_SIZE[NUM_RANGES] = {-1, 1, 1, -1, 7, 6, -1, 1, 2, 4, -1, 1, -1, -1, 1, 4, 4, -1, 3, 4, 11, 9, -1, 1, 1, 1, -1, 1, 1};
 
 // fort_env/rules/base.py: the rules' internal flags and step statuses
 inline constexpr int64_t BOTH_FULL_TAIL = 2;
