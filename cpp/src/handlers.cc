@@ -42,6 +42,75 @@ void apply(State& state, int a) {
     HANDLERS[range](state, static_cast<int>(actor), game.action_index[a], static_cast<int>(kind));
 }
 
+namespace {
+
+void need(bool ok, const char* what) {
+    if (!ok) throw std::invalid_argument(std::string("state: ") + what + " out of range");
+}
+
+bool within(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+
+// Decisions answered inside a running action (run_program goes on after them).
+bool program_decision(int64_t kind) {
+    switch (kind) {
+        case K_RESOURCE: case K_PACK: case K_LOOKOUT: case K_TRASH: case K_PAY: case K_SPEND:
+        case K_TRASH_RIVAL: case K_COPY_RIVAL: case K_CONVERT: case K_PICK_RULE:
+        case K_PICK_PERK: case K_STOP_OR_CONTINUE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+// Memory safety of apply from Python: every field the rules use as an index is in range.
+void check_indices(const State& state) {
+    const Game& game = *state.game;
+    const int n = state.num_players, c = state.num_cards;
+    need(n == game.num_players && c == game.num_cards, "the game's size");
+    const auto& x = state.ctx;
+    need(within(x[C_LEADER], 0, n - 1), "ctx.leader");
+    need(within(x[C_FIRST_PLAYER], 0, n - 1), "ctx.first_player");
+    need(within(x[C_FOLLOWER], -1, n - 1), "ctx.follower");
+    need(within(x[C_PROGRAM_OWNER], -1, n - 1), "ctx.program_owner");
+    need(within(x[C_PLAYED_CARD], -1, c - 1), "ctx.played_card");
+    need(within(x[C_PENDING_COIN], -1, c - 1), "ctx.pending_coin");
+    need(within(x[C_MODE], -1, NUM_MODES - 1), "ctx.mode");
+    need(within(x[C_ACTION_STEP], 0, 1), "ctx.action_step");
+    need(within(x[C_ANY_SUIT_PUBLIC], -1, NUM_SUITS - 1), "ctx.any_suit_public");
+    need(within(x[C_ANY_SUIT_PRIVATE], -1, NUM_SUITS - 1), "ctx.any_suit_private");
+    need(within(x[C_ANY_SUIT_SIDE], 0, 1), "ctx.any_suit_side");
+    need(within(x[C_RESOURCE_CHOICE], -1, NUM_RESOURCES - 1), "ctx.resource_choice");
+    need(within(x[C_LEADER_RESOURCE], -1, NUM_RESOURCES - 1), "ctx.leader_resource");
+    need(within(x[C_PROGRAM_SIDE], 0, 1), "ctx.program_side");
+    const int64_t len = x[C_PROGRAM_LENGTH];
+    need(within(len, 0, MAX_STEPS), "ctx.program_length");
+    need(within(x[C_PC], 0, len), "ctx.pc");
+    const int64_t kind = x[C_DECISION];
+    const int64_t stage = x[C_STAGE];
+    const bool in_program =
+        program_decision(kind) ||
+        (kind == K_RECRUIT && stage != ST_RECRUIT && stage != ST_BIRTHDAY);
+    need(!in_program || x[C_PROGRAM_OWNER] >= 0, "ctx.program_owner");
+    need(!(kind == K_FOLLOW || kind == K_FOLLOW_SECOND) || x[C_FOLLOWER] >= 0, "ctx.follower");
+    for (int64_t k = 0; k < len; ++k) {
+        const int16_t* row = &state.prog[static_cast<size_t>(k) * PROG_COLUMNS];
+        need(within(row[0], 0, NUM_VERBS - 1), "program verb");
+        need(!(row[0] == V_GATHER || row[0] == V_SPEND) || within(row[1], 0, ANY_RESOURCE),
+             "program argument");
+        need(row[2] == -1 ? row[3] == -1 : within(row[2], 0, len) && within(row[3], row[2], len),
+             "program 'then' range");
+    }
+    for (int i = 0; i < c; ++i) {
+        need(within(state.zone[i], 0, NUM_ZONES - 1), "a card's zone");
+        need(within(state.owner[i], -1, n - 1), "a card's owner");
+        need(within(state.coin_as[i], -1, NUM_SUITS - 1), "a card's coin_as");
+    }
+    for (int p = 0; p < n; ++p)
+        need(within(state.player(p, P_FORT_LEVEL), 0, MAX_FORT_LEVEL), "a Fort Level");
+}
+
 // The ranges legality.raw_legal offers per decision kind (tests/differential/test_apply.py
 // checks every raw_legal action of random games against it).
 bool decision_offers(int64_t kind, int range) {

@@ -276,3 +276,52 @@ def test_check_end_matches_python(change: str) -> None:
     core().check_end(state)
     assert_equal(state, arrays(py), f"check_end after {change}")
     assert py.ctx[C_END] == (change != "nothing")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("leader", 4),
+        ("played_card", 68),
+        ("pending_coin", -2),
+        ("mode", 6),
+        ("any_suit_public", 7),
+        ("resource_choice", 2),
+        ("program_length", 129),
+        ("pc", 1),  # beyond program_length 0
+        ("program_side", 2),
+        ("follower", -3),
+    ],
+)
+def test_a_state_with_a_field_out_of_range_is_refused(field: str, value: int) -> None:
+    """Fields the rules index by are checked before anything changes (memory safety)."""
+    g = game(2, "basic")
+    source = arrays(g.new_initial_state(3))
+    source["ctx"][CTX_FIELDS.index(field)] = value
+    state = cpp_state(g, source)
+    with pytest.raises(ValueError, match=f"ctx.{field}|out of range"):
+        core().apply_unchecked(state, g.layout.SKIP_PLAY)
+    assert_equal(state, source, f"a bad {field}")
+
+
+@pytest.mark.parametrize("where", ["zone", "owner", "coin_as", "level", "verb", "then"])
+def test_a_state_with_a_bad_array_entry_is_refused(where: str) -> None:
+    from fort_env.state_arrays import C_PROG_LEN, P_LEVEL
+
+    g = game(3, "basic")
+    source = arrays(g.new_initial_state(4))
+    if where == "zone":
+        source["zone"][5] = 13
+    elif where == "owner":
+        source["owner"][5] = 3
+    elif where == "coin_as":
+        source["coin_as"][5] = 7
+    elif where == "level":
+        source["players"][1, P_LEVEL] = 6
+    else:
+        source["ctx"][C_PROG_LEN] = 1
+        source["prog"][0] = (99, 0, -1, -1) if where == "verb" else (0, 0, 0, 5)
+    state = cpp_state(g, source)
+    with pytest.raises(ValueError, match="out of range"):
+        core().apply_unchecked(state, g.layout.SKIP_PLAY)
+    assert_equal(state, source, f"a bad {where}")

@@ -16,6 +16,11 @@ namespace fort {
 // unchanged.
 void apply(State& state, int a);
 
+// Throws std::invalid_argument if a field the rules use as an index (a seat, a card, a suit,
+// a program row...) is out of range: apply's precondition for a state from outside
+// (_core.apply_unchecked checks it; the engine's own states always meet it).
+void check_indices(const State& state);
+
 // Whether the pending decision `kind` offers actions of range `range` (R_*) at all: the
 // ranges legality.raw_legal draws from for that kind (a precondition of apply).
 bool decision_offers(int64_t kind, int range);
