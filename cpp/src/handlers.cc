@@ -94,18 +94,26 @@ void check_indices(const State& state) {
         (kind == K_RECRUIT && stage != ST_RECRUIT && stage != ST_BIRTHDAY);
     need(!in_program || x[C_PROGRAM_OWNER] >= 0, "ctx.program_owner");
     need(!(kind == K_FOLLOW || kind == K_FOLLOW_SECOND) || x[C_FOLLOWER] >= 0, "ctx.follower");
+    bool rows_ok = true;  // branch-free scans; the message only when something is wrong
     for (int64_t k = 0; k < len; ++k) {
         const int16_t* row = &state.prog[static_cast<size_t>(k) * PROG_COLUMNS];
-        need(within(row[0], 0, NUM_VERBS - 1), "program verb");
-        need(!(row[0] == V_GATHER || row[0] == V_SPEND) || within(row[1], 0, ANY_RESOURCE),
-             "program argument");
-        need(row[2] == -1 ? row[3] == -1 : within(row[2], 0, len) && within(row[3], row[2], len),
-             "program 'then' range");
+        const bool resource = row[0] == V_GATHER || row[0] == V_SPEND;
+        rows_ok &= within(row[0], 0, NUM_VERBS - 1) & (!resource | within(row[1], 0, ANY_RESOURCE));
+        rows_ok &= row[2] == -1 ? row[3] == -1 : within(row[2], 0, len) & within(row[3], row[2], len);
     }
+    need(rows_ok, "a program row");
+    unsigned cards_ok = 1;
     for (int i = 0; i < c; ++i) {
-        need(within(state.zone[i], 0, NUM_ZONES - 1), "a card's zone");
-        need(within(state.owner[i], -1, n - 1), "a card's owner");
-        need(within(state.coin_as[i], -1, NUM_SUITS - 1), "a card's coin_as");
+        cards_ok &= static_cast<unsigned>(static_cast<uint8_t>(state.zone[i]) < NUM_ZONES) &
+                    static_cast<unsigned>(static_cast<uint8_t>(state.owner[i] + 1) <= n) &
+                    static_cast<unsigned>(static_cast<uint8_t>(state.coin_as[i] + 1) <= NUM_SUITS);
+    }
+    if (!cards_ok) {
+        for (int i = 0; i < c; ++i) {
+            need(within(state.zone[i], 0, NUM_ZONES - 1), "a card's zone");
+            need(within(state.owner[i], -1, n - 1), "a card's owner");
+            need(within(state.coin_as[i], -1, NUM_SUITS - 1), "a card's coin_as");
+        }
     }
     for (int p = 0; p < n; ++p)
         need(within(state.player(p, P_FORT_LEVEL), 0, MAX_FORT_LEVEL), "a Fort Level");
