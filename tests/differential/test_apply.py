@@ -87,9 +87,20 @@ def assert_equal(cpp: Any, want: dict[str, np.ndarray], where: str) -> None:
 @pytest.mark.parametrize(("n", "setup"), CONFIGS)
 def test_random_games_step_alike(n: int, setup: str) -> None:
     """A C++ state plays a whole game alongside the Python one, equal after every action."""
+    play_alike(n, setup, range(GAMES_PER_CONFIG))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n", "setup"), CONFIGS)
+def test_many_random_games_step_alike(n: int, setup: str) -> None:
+    """``pytest -m slow``: 2,400 more games (400 per setup), other seeds."""
+    play_alike(n, setup, range(10_000, 10_400))
+
+
+def play_alike(n: int, setup: str, seeds: range) -> None:
     g = game(n, setup)
     kinds: set[int] = set()
-    for seed in range(GAMES_PER_CONFIG):
+    for seed in seeds:
         py = g.new_initial_state(seed)
         cpp = core().deal(cpp_backend.core_game(g), seed)
         assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed}: the deal")
