@@ -31,6 +31,9 @@ struct State {
     std::array<int64_t, NUM_CTX> ctx{};
 
     int16_t& player(int seat, int64_t field) { return players[seat * NUM_PLAYER_FIELDS + field]; }
+    int16_t player(int seat, int64_t field) const {
+        return players[seat * NUM_PLAYER_FIELDS + field];
+    }
 };
 
 // StateArrays.empty: zeros, owner and coin_as -1, ctx at its defaults; holds `game`, which
