@@ -139,6 +139,7 @@ void Game::build() {
             action_index[a] = a - action_start[r];
         }
     }
+    search_tables = SearchTables(*this);  // mask path (B): search.SearchTables
 }
 
 }  // namespace fort

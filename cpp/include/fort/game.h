@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fort/constants.h"
+#include "fort/search.h"  // mask path (B): SearchTables
 
 namespace fort {
 
@@ -97,6 +98,10 @@ struct Game {
 
     // The root of card `c`'s public (side 0) or private (side 1) action, -1 if blank.
     int32_t effect(int c, int side) const { return card_effects[2 * c + side]; }
+
+    // --- mask path (B)
+    // The exact-mask search's per-card tables (search.SearchTables), derived by build().
+    SearchTables search_tables;
 
     // Checks every table's size and range; throws std::invalid_argument naming the table.
     void validate() const;
