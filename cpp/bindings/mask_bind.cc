@@ -40,11 +40,15 @@ void bind_mask(py::module_& m) {
         "search.legal_actions: the legal actions, int32 array ascending (empty when terminal).");
     m.def(
         "legal_mask",
-        [](fort::State& s, py::array out) {
+        [](fort::State& s, const py::object& obj) {
             const int n = s.game->num_actions;
-            if (!py::isinstance<py::array_t<bool>>(out) || out.ndim() != 1 || out.shape(0) != n)
+            if (!py::isinstance<py::array_t<bool>>(obj) ||
+                py::reinterpret_borrow<py::array>(obj).ndim() != 1 ||
+                py::reinterpret_borrow<py::array>(obj).shape(0) != n)
                 throw py::value_error("out must be a 1-d numpy bool array of length " +
-                                      std::to_string(n) + " (num_distinct_actions)");
+                                      std::to_string(n) + " (num_distinct_actions), got " +
+                                      py::repr(obj).cast<std::string>().substr(0, 80));
+            auto out = py::reinterpret_borrow<py::array>(obj);
             if (!(out.flags() & py::array::c_style) || !out.writeable())
                 throw py::value_error("out must be C-contiguous and writeable");
             auto* data = static_cast<bool*>(out.mutable_data());

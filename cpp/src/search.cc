@@ -101,11 +101,13 @@ struct Memo {
     std::vector<Slot> slots = std::vector<Slot>(1u << 12);
     std::vector<uint8_t> arena;
     std::size_t count = 0;
+    uint64_t generation = 0;  // bumped by clear()
 
     void clear() {
         std::fill(slots.begin(), slots.end(), Slot{});
         arena.clear();
         count = 0;
+        ++generation;
     }
     // -1 unknown, else the verdict
     int lookup(uint64_t h, const uint8_t* key, std::size_t n) const {
@@ -120,15 +122,20 @@ struct Memo {
     bool full(std::size_t n) const {
         return count >= MEMO_ENTRY_LIMIT || arena.size() + n > MEMO_BYTES_LIMIT;
     }
-    void insert(uint64_t h, const uint8_t* key, std::size_t n, bool result) {
+    // The key is stored before the children are searched (the state is consumed by them),
+    // and its verdict committed after, unless the memo was cleared in between.
+    uint32_t reserve(const uint8_t* key, std::size_t n) {
         if (full(n)) clear();
+        const auto offset = static_cast<uint32_t>(arena.size());
+        arena.insert(arena.end(), key, key + n);
+        return offset;
+    }
+    void commit(uint64_t h, uint32_t offset, std::size_t n, bool result) {
         if ((count + 1) * 2 > slots.size()) grow();
         const std::size_t mask = slots.size() - 1;
         std::size_t i = h & mask;
         while (slots[i].result >= 0) i = (i + 1) & mask;
-        slots[i] = Slot{h, static_cast<uint32_t>(arena.size()), static_cast<uint32_t>(n),
-                        static_cast<int8_t>(result)};
-        arena.insert(arena.end(), key, key + n);
+        slots[i] = Slot{h, offset, static_cast<uint32_t>(n), static_cast<int8_t>(result)};
         ++count;
     }
     void grow() {
@@ -400,14 +407,16 @@ bool search(State& state, int64_t goal) {
     if (state.ctx[C_SERIAL] > goal || !searched_stage(state.ctx[C_STAGE])) return true;
     if (constraint_met(state)) return true;
     Memo& memo = memo_for(state.game);
-    std::vector<uint8_t> key;  // kept here: the children's searches reuse nothing of it
-    key.reserve(1024);
+    thread_local std::vector<uint8_t> key;  // scratch: copied into the memo before recursing
     memo_key(state, goal, key);
-    const uint64_t h = hash_bytes(key.data(), key.size());
-    const int known = memo.lookup(h, key.data(), key.size());
+    const std::size_t n = key.size();
+    const uint64_t h = hash_bytes(key.data(), n);
+    const int known = memo.lookup(h, key.data(), n);
     if (known >= 0) return known != 0;
+    const uint32_t offset = memo.reserve(key.data(), n);
+    const uint64_t generation = memo.generation;
     const bool result = search_children(state, goal);
-    memo_for(state.game).insert(h, key.data(), key.size(), result);
+    if (memo.generation == generation) memo.commit(h, offset, n, result);
     return result;
 }
 
