@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bind_common.h"
 #include "fort/game.h"
 #include "fort/legality.h"
 #include "fort/search.h"
@@ -26,6 +27,12 @@ std::vector<int> legal_of(fort::State& s) {
 }
 
 }  // namespace
+
+// The mask path needs no table of its own from Python: search.SearchTables is derived from
+// the rules' tables, which load_game_rules has loaded and built (build_rules) by now.
+void load_game_mask(fort::Game& game, fort_bind::GameKwargs& /*tables*/) {
+    game.search_tables = fort::SearchTables(game);  // std::invalid_argument -> ValueError
+}
 
 void bind_mask(py::module_& m) {
     m.def(

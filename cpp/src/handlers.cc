@@ -404,7 +404,7 @@ void on_draft_card(State& state, int p, int c, int kind) {
             state.owner[card] = static_cast<int8_t>((state.owner[card] + 1) % n);
     state.ctx[C_DRAFT_ROUND] += 1;
     if (state.ctx[C_DRAFT_ROUND] >= STARTING_KIDS)
-        finish_setup(state);
+        finish_setup(state, *state.game);
     else
         set_decision(state, K_DRAFT, first);
 }

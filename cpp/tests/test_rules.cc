@@ -93,7 +93,7 @@ void test_unroll() {
     // advance(-1) -> score x 0
     const int zero = t.then(t.atom(V_ADVANCE, -1), t.repeat(t.atom(V_SCORE), MULT_CONST, 0));
     finish(t.game, lefty, twice);
-    t.game.build();
+    t.game.build_rules();
     const Game& g = t.game;
     check(unrolled(g, lefty, {}) == Rows{{0, 0, -1, -1}, {0, 1, 0, 1}}, "unroll lefty");
     check(unrolled(g, twice, {2}) ==

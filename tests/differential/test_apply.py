@@ -1,0 +1,221 @@
+"""The C++ apply path against the Python engine (docs/cpp.md, phase 2; issue 16).
+
+``_core.apply_unchecked(state, a)`` must do exactly what ``fort_env.rules.handlers.apply``
+does, and ``_core.check_end(state)`` what ``flow.check_end`` does. Checked here:
+
+- random games (2, 3, 4 players, basic and advanced; 204 games in the default suite): a Python
+  state plays random legal actions and a C++ state dealt from the same seed plays the same
+  actions on its own; after every action every array and ``ctx`` are equal;
+- every call the Python engine makes to ``handlers.apply`` while it plays (inside the exact
+  legal-action search and the witness probes too, where the play is in the probe stages or
+  must use both actions fully) is repeated on a C++ copy of the state and compared;
+- at every decision of some games, every locally legal action (``raw_legal``), also those the
+  search rejects, applied to copies on both sides;
+- bad input raises (IndexError / ValueError) and leaves the state unchanged.
+
+Skipped, with the reason shown, when the extension is not built.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fort_env import FortGame, cpp_backend
+from fort_env.core import FortState
+from fort_env.rules import handlers, legality
+from fort_env.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
+
+pytestmark = pytest.mark.skipif(
+    not cpp_backend.available(),
+    reason=f"the C++ core is not usable: {cpp_backend.why_unavailable()}",
+)
+
+CONFIGS = [(n, setup) for n in (2, 3, 4) for setup in ("basic", "advanced")]
+GAMES_PER_CONFIG = 34  # 204 random games in all
+_GAMES: dict[tuple[int, str], FortGame] = {}
+
+
+def game(n: int, setup: str) -> FortGame:
+    if (n, setup) not in _GAMES:
+        _GAMES[n, setup] = FortGame(n, setup)
+    return _GAMES[n, setup]
+
+
+def core() -> Any:
+    return cpp_backend.require()
+
+
+def arrays(state: FortState) -> dict[str, np.ndarray]:
+    """Copies of every array of a Python state, ``ctx`` as int64."""
+    out = {name: getattr(state, name).copy() for name in ARRAYS}
+    out["ctx"] = np.frombuffer(state.ctx, dtype=np.int64).copy()
+    return out
+
+
+def cpp_state(g: FortGame, source: dict[str, np.ndarray]) -> Any:
+    """A ``_core.State`` of ``g`` holding copies of ``source`` (arrays as ``arrays`` gives)."""
+    return core().State.from_arrays(cpp_backend.core_game(g), source)
+
+
+def cpp_arrays(state: Any) -> dict[str, np.ndarray]:
+    """Zero-copy views of every array of a ``_core.State`` and its ``ctx``."""
+    out = {name: state.array(name) for name in ARRAYS}
+    out["ctx"] = state.ctx_view()
+    return out
+
+
+def assert_equal(cpp: Any, want: dict[str, np.ndarray], where: str) -> None:
+    got = cpp_arrays(cpp)
+    for name, expected in want.items():
+        actual = got[name]
+        if not np.array_equal(actual, expected):
+            bad = np.nonzero(np.ravel(actual) != np.ravel(expected))[0][:8]
+            fields = [CTX_FIELDS[i] for i in bad] if name == "ctx" else bad.tolist()
+            raise AssertionError(
+                f"{where}: {name} differs at {fields}: C++ {np.ravel(actual)[bad].tolist()}, "
+                f"Python {np.ravel(expected)[bad].tolist()}"
+            )
+
+
+@pytest.mark.parametrize(("n", "setup"), CONFIGS)
+def test_random_games_step_alike(n: int, setup: str) -> None:
+    """A C++ state plays a whole game alongside the Python one, equal after every action."""
+    g = game(n, setup)
+    for seed in range(GAMES_PER_CONFIG):
+        py = g.new_initial_state(seed)
+        cpp = core().deal(cpp_backend.core_game(g), seed)
+        assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed}: the deal")
+        rng = random.Random(seed)
+        steps = 0
+        while not py.is_terminal():
+            a = rng.choice(py.legal_actions())
+            py.apply_action(a)  # handlers.apply, then flow.check_end
+            core().apply_unchecked(cpp, a)
+            core().check_end(cpp)
+            steps += 1
+            assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed} step {steps}")
+        assert steps > 50
+
+
+@contextmanager
+def mirrored_apply(calls: list[int]) -> Iterator[None]:
+    """Every ``handlers.apply`` the Python engine makes is repeated on a C++ copy."""
+    original = handlers.apply
+
+    def apply(state: FortState, a: int) -> None:
+        before = arrays(state)
+        original(state, a)
+        cpp = cpp_state(state.game, before)
+        core().apply_unchecked(cpp, a)
+        calls.append(int(before["ctx"][C_STAGE]))
+        assert_equal(cpp, arrays(state), f"action {a} at stage {calls[-1]}")
+
+    handlers.apply = apply
+    try:
+        yield
+    finally:
+        handlers.apply = original
+
+
+@pytest.mark.parametrize(("n", "setup"), CONFIGS)
+def test_every_apply_of_the_engine_is_mirrored(n: int, setup: str) -> None:
+    """The search's and the witness probes' applications too (probe stages, both-full)."""
+    g = game(n, setup)
+    stages: list[int] = []
+    with mirrored_apply(stages):
+        for seed in range(3):
+            s = g.new_initial_state(1000 + seed)
+            rng = random.Random(seed)
+            while not s.is_terminal():
+                s.apply_action(rng.choice(s.legal_actions()))
+    assert len(stages) > 1000
+    from fort_env.stages import ST_ACTION, ST_PROBE
+
+    assert {ST_ACTION, ST_PROBE} <= set(stages)
+
+
+@pytest.mark.parametrize(("n", "setup"), [(2, "advanced"), (3, "basic"), (4, "basic")])
+def test_every_locally_legal_action(n: int, setup: str) -> None:
+    """At every decision, each raw_legal action (also those the search rejects) on copies."""
+    g = game(n, setup)
+    checked = 0
+    for seed in range(3):
+        s = g.new_initial_state(2000 + seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            before = arrays(s)
+            for a in legality.raw_legal(s):
+                py = s.clone()
+                handlers.apply(py, a)
+                cpp = cpp_state(g, before)
+                core().apply_unchecked(cpp, a)
+                assert_equal(cpp, arrays(py), f"raw action {a}")
+                checked += 1
+            s.apply_action(rng.choice(s.legal_actions()))
+    assert checked > 1000
+
+
+def test_bad_actions_raise_and_leave_the_state_unchanged() -> None:
+    g = game(3, "basic")
+    L = g.layout
+    state = core().deal(cpp_backend.core_game(g), 7)
+    before = {k: v.copy() for k, v in cpp_arrays(state).items()}
+    for bad, error in (
+        (-1, IndexError),
+        (g.num_distinct_actions, IndexError),
+        (2**70, IndexError),
+        (L.MODE, ValueError),  # a range the PLAY decision does not offer
+        (L.PASS, ValueError),
+        (True, TypeError),
+        (1.0, TypeError),
+        ("3", TypeError),
+    ):
+        with pytest.raises(error):
+            core().apply_unchecked(state, bad)
+        assert_equal(state, before, f"after the bad action {bad!r}")
+    core().apply_unchecked(state, np.int64(L.SKIP_PLAY))  # numpy ints are ints
+
+
+def test_a_finished_game_refuses_every_action() -> None:
+    g = game(2, "basic")
+    py = g.new_initial_state(11)
+    rng = random.Random(0)
+    while not py.is_terminal():
+        py.apply_action(rng.choice(py.legal_actions()))
+    state = cpp_state(g, arrays(py))
+    for a in (0, g.layout.PASS, g.num_distinct_actions - 1):
+        with pytest.raises(IndexError, match="over"):
+            core().apply_unchecked(state, a)
+    assert_equal(state, arrays(py), "a finished game")
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["score", "level", "empty_park_deck", "nothing", "already"],
+)
+def test_check_end_matches_python(change: str) -> None:
+    from fort_env.constants import PARK_DECK, TRASH
+    from fort_env.rules import flow
+    from fort_env.state_arrays import C_END, P_LEVEL, P_SCORE
+
+    g = game(4, "basic")
+    py = g.new_initial_state(5)
+    if change == "score":
+        py.players[2, P_SCORE] = 25
+    elif change == "level":
+        py.players[1, P_LEVEL] = 5
+    elif change == "empty_park_deck":
+        py.zone[py.zone == PARK_DECK] = TRASH
+    elif change == "already":
+        py.ctx[C_END] = 1
+    state = cpp_state(g, arrays(py))
+    flow.check_end(py)
+    core().check_end(state)
+    assert_equal(state, arrays(py), f"check_end after {change}")
+    assert py.ctx[C_END] == (change != "nothing")
