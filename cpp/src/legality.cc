@@ -288,7 +288,8 @@ bool changes_outcome(State& state, int suit) {
         });
         if (!counts) continue;
         if (side == full_side) return true;
-        State probe = state;
+        ScratchState clone;  // state.clone()
+        State& probe = clone.copy_of(state);
         probe.play_suits[suit] = static_cast<int16_t>(probe.play_suits[suit] + 1);
         const int effect = g.card_effects[2 * played + side];
         probe.ctx[C_BOTH_FULL] = effect >= 0 && repeats_plain_body(g, effect) ? BOTH_FULL_TAIL : 1;

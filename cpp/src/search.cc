@@ -192,7 +192,27 @@ void memo_key(const State& s, int64_t goal, std::vector<uint8_t>& buf) {
     put(buf, &goal, 1);
 }
 
+// the scratch States of this thread (ScratchState), by nesting depth
+thread_local std::vector<std::unique_ptr<State>> tl_scratch;
+thread_local std::size_t tl_scratch_depth = 0;
+
 }  // namespace
+
+// ---------------------------------------------------------------- clones
+ScratchState::ScratchState() {
+    if (tl_scratch_depth == tl_scratch.size()) tl_scratch.push_back(std::make_unique<State>());
+    state_ = tl_scratch[tl_scratch_depth++].get();
+}
+
+ScratchState::~ScratchState() {
+    state_->game.reset();  // a pooled state does not keep a game alive
+    --tl_scratch_depth;
+}
+
+State& ScratchState::copy_of(const State& source) {
+    *state_ = source;  // vector copy-assignment reuses the arrays' storage
+    return *state_;
+}
 
 // ---------------------------------------------------------------- SearchTables
 // search.SearchTables.__init__ (per card and side; the memo is not here, see search.h)
@@ -298,7 +318,8 @@ std::vector<int> compute_legal(State& state) {
         } else if (runs_straight_through(state, cls[0])) {
             ok = true;
         } else {
-            State child = state;
+            ScratchState clone;
+            State& child = clone.copy_of(state);
             apply(child, cls[0]);
             ok = search(child, goal);
         }
@@ -427,7 +448,8 @@ bool search_children(State& state, int64_t goal) {
     if (state.ctx[C_DECISION] == K_ADD) {
         // Adding nothing is the cheapest completion to try; the addable cards (which need
         // probes to find) are only listed when it fails.
-        State child = state;
+        ScratchState clone;
+        State& child = clone.copy_of(state);
         apply(child, start(g, R_STOP_ADDING));
         if (search(child, goal)) return true;
         if (adding_cannot_help(state)) return false;
@@ -462,6 +484,7 @@ bool search_children(State& state, int64_t goal) {
         }
     }
     const std::size_t n = firsts.size();
+    ScratchState clone;
     for (std::size_t j = 0; j < n; ++j) {
         // A searched state is a throwaway copy (its verdict is memoised under the key taken
         // before its children), so the last child is played on it without a clone.
@@ -469,7 +492,7 @@ bool search_children(State& state, int64_t goal) {
             apply(state, firsts[j]);
             return search(state, goal);
         }
-        State child = state;
+        State& child = clone.copy_of(state);
         apply(child, firsts[j]);
         if (search(child, goal)) return true;
     }

@@ -175,7 +175,8 @@ bool runs_straight_through(State& state, int a) {
                 plainly_usable(state, p, card, x, state.play_suits.data(), -1))
                 return true;
         }
-        State probe = state;
+        ScratchState clone;  // state.clone()
+        State& probe = clone.copy_of(state);
         if (plan.has_suits) {  // as if played ("trash this card" names it)
             probe.zone[card] = static_cast<int8_t>(Z_IN_PLAY);
             std::copy(plan.suits.begin(), plan.suits.end(), probe.play_suits.begin());

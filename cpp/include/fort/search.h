@@ -97,6 +97,22 @@ bool adding_cannot_help(const State& state);
 bool search(State& state, int64_t goal);
 bool search_children(State& state, int64_t goal);
 
+// A clone of a state for the search and its probes (Python's state.clone()), without
+// allocating: each thread keeps a stack of scratch States whose arrays are reused by copy
+// assignment. The clone lives as long as this object (scoped, strictly nested).
+class ScratchState {
+  public:
+    ScratchState();
+    ~ScratchState();
+    ScratchState(const ScratchState&) = delete;
+    ScratchState& operator=(const ScratchState&) = delete;
+    // A copy of `source` (the previous copy held here is overwritten).
+    State& copy_of(const State& source);
+
+  private:
+    State* state_;
+};
+
 // The calling thread's memo (tests and tools): entries held, and clearing it.
 std::size_t search_memo_size();
 void clear_search_memo();
