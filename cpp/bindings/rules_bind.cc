@@ -81,6 +81,7 @@ void bind_rules(py::module_& m) {
                 throw py::index_error("action " + py::repr(action).cast<std::string>() +
                                       " outside [0, " + std::to_string(state.game->num_actions) +
                                       ")");
+            fort::check_indices(state);
             fort::apply(state, static_cast<int>(a));
         },
         py::arg("state"), py::arg("action"),
@@ -88,7 +89,8 @@ void bind_rules(py::module_& m) {
 
 No check that the action is legal beyond what keeps memory safe: IndexError for an action
 outside [0, num_actions) or a game that is over, ValueError for an action of a range the
-pending decision does not offer (the state is then unchanged); TypeError for a non-int. An
+pending decision does not offer or a state with a field the rules index by out of range (a
+seat, card, suit, program row); the state is then unchanged. TypeError for a non-int. An
 action of the right range that the rules do not allow gives what the Python engine gives.)doc");
 
     m.def(

@@ -166,21 +166,26 @@ FollowCounts follow_counts(const State& state, const std::vector<int>& cards) {
     const Game& game = *state.game;
     const SuitList follow_suits = leader_suits(state);
     FollowCounts out;
+    // numpy's counts[t]: an undeclared coin (-1, only in a corrupt state) is the last entry
+    const auto at = [](int t) { return static_cast<size_t>(t < 0 ? t + NUM_SUITS : t); };
     for (int cid : cards) {
         for (int k = 0; k < 2; ++k) {
             const int s = game.suit_lists[2 * cid + k];
             if (s < 0) continue;
             if (s == COIN) {
-                for (int t : follow_suits) out.counts[t] += 1;
+                for (int t : follow_suits) out.counts[at(t)] += 1;
             } else {
                 out.counts[s] += 1;
             }
         }
     }
     // Python's max(follow_suits, key=count): the first of the largest
-    for (int t : follow_suits)
-        if (out.any_suit < 0 || out.counts[t] > out.counts[out.any_suit]) out.any_suit = t;
-    if (out.any_suit < 0) throw std::logic_error("follow_counts: the played card has no suit");
+    bool first = true;
+    for (int t : follow_suits) {
+        if (first || out.counts[at(t)] > out.counts[at(out.any_suit)]) out.any_suit = t;
+        first = false;
+    }
+    if (first) throw std::logic_error("follow_counts: the played card has no suit");
     return out;
 }
 

@@ -42,6 +42,83 @@ void apply(State& state, int a) {
     HANDLERS[range](state, static_cast<int>(actor), game.action_index[a], static_cast<int>(kind));
 }
 
+namespace {
+
+void need(bool ok, const char* what) {
+    if (!ok) throw std::invalid_argument(std::string("state: ") + what + " out of range");
+}
+
+bool within(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+
+// Decisions answered inside a running action (run_program goes on after them).
+bool program_decision(int64_t kind) {
+    switch (kind) {
+        case K_RESOURCE: case K_PACK: case K_LOOKOUT: case K_TRASH: case K_PAY: case K_SPEND:
+        case K_TRASH_RIVAL: case K_COPY_RIVAL: case K_CONVERT: case K_PICK_RULE:
+        case K_PICK_PERK: case K_STOP_OR_CONTINUE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+// Memory safety of apply from Python: every field the rules use as an index is in range.
+void check_indices(const State& state) {
+    const Game& game = *state.game;
+    const int n = state.num_players, c = state.num_cards;
+    need(n == game.num_players && c == game.num_cards, "the game's size");
+    const auto& x = state.ctx;
+    need(within(x[C_LEADER], 0, n - 1), "ctx.leader");
+    need(within(x[C_FIRST_PLAYER], 0, n - 1), "ctx.first_player");
+    need(within(x[C_FOLLOWER], -1, n - 1), "ctx.follower");
+    need(within(x[C_PROGRAM_OWNER], -1, n - 1), "ctx.program_owner");
+    need(within(x[C_PLAYED_CARD], -1, c - 1), "ctx.played_card");
+    need(within(x[C_PENDING_COIN], -1, c - 1), "ctx.pending_coin");
+    need(within(x[C_MODE], -1, NUM_MODES - 1), "ctx.mode");
+    need(within(x[C_ACTION_STEP], 0, 1), "ctx.action_step");
+    need(within(x[C_ANY_SUIT_PUBLIC], -1, NUM_SUITS - 1), "ctx.any_suit_public");
+    need(within(x[C_ANY_SUIT_PRIVATE], -1, NUM_SUITS - 1), "ctx.any_suit_private");
+    need(within(x[C_ANY_SUIT_SIDE], 0, 1), "ctx.any_suit_side");
+    need(within(x[C_RESOURCE_CHOICE], -1, NUM_RESOURCES - 1), "ctx.resource_choice");
+    need(within(x[C_LEADER_RESOURCE], -1, NUM_RESOURCES - 1), "ctx.leader_resource");
+    need(within(x[C_PROGRAM_SIDE], 0, 1), "ctx.program_side");
+    const int64_t len = x[C_PROGRAM_LENGTH];
+    need(within(len, 0, MAX_STEPS), "ctx.program_length");
+    need(within(x[C_PC], 0, len), "ctx.pc");
+    const int64_t kind = x[C_DECISION];
+    const int64_t stage = x[C_STAGE];
+    const bool in_program =
+        program_decision(kind) ||
+        (kind == K_RECRUIT && stage != ST_RECRUIT && stage != ST_BIRTHDAY);
+    need(!in_program || x[C_PROGRAM_OWNER] >= 0, "ctx.program_owner");
+    need(!(kind == K_FOLLOW || kind == K_FOLLOW_SECOND) || x[C_FOLLOWER] >= 0, "ctx.follower");
+    bool rows_ok = true;  // branch-free scans; the message only when something is wrong
+    for (int64_t k = 0; k < len; ++k) {
+        const int16_t* row = &state.prog[static_cast<size_t>(k) * PROG_COLUMNS];
+        const bool resource = row[0] == V_GATHER || row[0] == V_SPEND;
+        rows_ok &= within(row[0], 0, NUM_VERBS - 1) & (!resource | within(row[1], 0, ANY_RESOURCE));
+        rows_ok &= row[2] == -1 ? row[3] == -1 : within(row[2], 0, len) & within(row[3], row[2], len);
+    }
+    need(rows_ok, "a program row");
+    unsigned cards_ok = 1;
+    for (int i = 0; i < c; ++i) {
+        cards_ok &= static_cast<unsigned>(static_cast<uint8_t>(state.zone[i]) < NUM_ZONES) &
+                    static_cast<unsigned>(static_cast<uint8_t>(state.owner[i] + 1) <= n) &
+                    static_cast<unsigned>(static_cast<uint8_t>(state.coin_as[i] + 1) <= NUM_SUITS);
+    }
+    if (!cards_ok) {
+        for (int i = 0; i < c; ++i) {
+            need(within(state.zone[i], 0, NUM_ZONES - 1), "a card's zone");
+            need(within(state.owner[i], -1, n - 1), "a card's owner");
+            need(within(state.coin_as[i], -1, NUM_SUITS - 1), "a card's coin_as");
+        }
+    }
+    for (int p = 0; p < n; ++p)
+        need(within(state.player(p, P_FORT_LEVEL), 0, MAX_FORT_LEVEL), "a Fort Level");
+}
+
 // The ranges legality.raw_legal offers per decision kind (tests/differential/test_apply.py
 // checks every raw_legal action of random games against it).
 bool decision_offers(int64_t kind, int range) {
@@ -90,6 +167,8 @@ bool decision_offers(int64_t kind, int range) {
             return range == R_ROUGH_HOUSE || range == R_PASS;
         case K_DO_OVER:
             return range == R_DO_OVER || range == R_PASS;
+        case K_STOP_OR_CONTINUE:
+            return range == R_STOP_ACTION || range == R_CONTINUE_ACTION;
         case K_DRAFT:
             return range == R_DRAFT_CARD;
         default:  // K_TERMINAL, or a bad kind
@@ -409,6 +488,22 @@ void on_draft_card(State& state, int p, int c, int kind) {
         set_decision(state, K_DRAFT, first);
 }
 
+// handlers.on_stop_action: R3: end the action used partially here; the rest of its steps are
+// not done.
+void on_stop_action(State& state, int p, int i, int kind) {
+    (void)p, (void)i, (void)kind;
+    state.ctx[C_PC] = state.ctx[C_PROGRAM_LENGTH];
+    run_program(state);
+}
+
+// handlers.on_continue_action: R3: go on with the action used partially: its next step is
+// carried out.
+void on_continue_action(State& state, int p, int i, int kind) {
+    (void)p, (void)i, (void)kind;
+    state.ctx[C_CONTINUE_PC] = state.ctx[C_PC];
+    run_program(state);
+}
+
 // handlers.HANDLERS, in actions.RANGES order
 const Handler HANDLERS[NUM_RANGES] = {
     on_play_card,         // R_PLAY_CARD
@@ -438,6 +533,8 @@ const Handler HANDLERS[NUM_RANGES] = {
     on_rough_house,       // R_ROUGH_HOUSE
     on_do_over,           // R_DO_OVER
     on_draft_card,        // R_DRAFT_CARD
+    on_stop_action,       // R_STOP_ACTION
+    on_continue_action,   // R_CONTINUE_ACTION
 };
 
 }  // namespace fort

@@ -35,6 +35,17 @@ bool any_trash_source(const State& state, int p) {
     return false;
 }
 
+// convert_options(state, p)[i] holds: option i of CONVERT_OPTIONS is allowed now.
+bool convert_option_ok(const State& state, int p, int i) {
+    const auto src = static_cast<int>(CONVERT_OPTIONS[i][0]);
+    const bool in_pack = CONVERT_OPTIONS[i][1] != 0;
+    if (state.ctx[C_CONVERT_FROM] >= 0 && state.ctx[C_CONVERT_FROM] != src) return false;
+    const int dst = 1 - src;
+    return in_pack ? state.player(p, P_PACK_PIZZA + src) > 0
+                   : state.player(p, P_STUFF_PIZZA + src) > 0 &&
+                         state.player(p, P_STUFF_PIZZA + dst) < STUFF_CAPACITY;
+}
+
 // the resources a gather/spend step may use now: both before "either" is chosen
 struct Resources {
     int first, last;
@@ -100,8 +111,10 @@ int atom_status(const State& state, int p, int verb, int arg) {
             for (int r : rivals(state, p)) best = std::max(best, copy_status(state, p, r));
             return best;
         }
-        case V_CONVERT:
-            return convert_options(state, p).empty() ? STATUS_NONE : STATUS_FULL;
+        case V_CONVERT:  // convert_options(state, p) not empty
+            for (int i = 0; i < 4; ++i)
+                if (convert_option_ok(state, p, i)) return STATUS_FULL;
+            return STATUS_NONE;
         default:
             throw std::logic_error("atom_status: unknown verb " + std::to_string(verb));
     }
@@ -141,16 +154,8 @@ std::vector<int> trash_sources(const State& state, int p) {
 // verbs.convert_options
 std::vector<int> convert_options(const State& state, int p) {
     std::vector<int> out;
-    for (int i = 0; i < 4; ++i) {
-        const auto src = static_cast<int>(CONVERT_OPTIONS[i][0]);
-        const bool in_pack = CONVERT_OPTIONS[i][1] != 0;
-        if (state.ctx[C_CONVERT_FROM] >= 0 && state.ctx[C_CONVERT_FROM] != src) continue;
-        const int dst = 1 - src;
-        const bool ok = in_pack ? state.player(p, P_PACK_PIZZA + src) > 0
-                                : state.player(p, P_STUFF_PIZZA + src) > 0 &&
-                                      state.player(p, P_STUFF_PIZZA + dst) < STUFF_CAPACITY;
-        if (ok) out.push_back(i);
-    }
+    for (int i = 0; i < 4; ++i)
+        if (convert_option_ok(state, p, i)) out.push_back(i);
     return out;
 }
 

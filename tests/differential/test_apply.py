@@ -28,6 +28,7 @@ import pytest
 
 from fort_env import FortGame, cpp_backend
 from fort_env.core import FortState
+from fort_env.decisions import DecisionKind
 from fort_env.rules import handlers, legality
 from fort_env.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
 
@@ -87,6 +88,7 @@ def assert_equal(cpp: Any, want: dict[str, np.ndarray], where: str) -> None:
 def test_random_games_step_alike(n: int, setup: str) -> None:
     """A C++ state plays a whole game alongside the Python one, equal after every action."""
     g = game(n, setup)
+    kinds: set[int] = set()
     for seed in range(GAMES_PER_CONFIG):
         py = g.new_initial_state(seed)
         cpp = core().deal(cpp_backend.core_game(g), seed)
@@ -94,6 +96,7 @@ def test_random_games_step_alike(n: int, setup: str) -> None:
         rng = random.Random(seed)
         steps = 0
         while not py.is_terminal():
+            kinds.add(py.decision_kind)
             a = rng.choice(py.legal_actions())
             py.apply_action(a)  # handlers.apply, then flow.check_end
             core().apply_unchecked(cpp, a)
@@ -101,6 +104,59 @@ def test_random_games_step_alike(n: int, setup: str) -> None:
             steps += 1
             assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed} step {steps}")
         assert steps > 50
+    # the decisions of a play, the followers' round, the rewards, R3's stop-or-continue
+    assert {int(k) for k in DecisionKind} - kinds <= {
+        DecisionKind.TERMINAL,
+        DecisionKind.DRAFT if setup == "basic" else -1,
+        DecisionKind.FOLLOW_SECOND,
+        DecisionKind.BIRTHDAY,
+        DecisionKind.ROUGH_HOUSING,
+        DecisionKind.DO_OVER,
+        DecisionKind.ADD_COIN,
+    }, sorted(kinds)
+
+
+def boosted(g: FortGame, seed: int) -> FortState:
+    """A fresh game of ``g`` with every seat at Fort Level 1-4, resources in Stuff and Pack,
+    perks handed out at random (any of the 9, some to nobody) and the macaroni sculpture
+    perhaps taken: the rarer paths (every perk, Level 5 twice, full Stuff and Packs) come
+    within a few turns of random play."""
+    from fort_env.constants import IN_BOX, IN_STACK, PERKS, XXL
+    from fort_env.state_arrays import C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_STUFF_P
+
+    s = g.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    n = g.num_players
+    for perk in range(len(PERKS)):
+        s.perk_loc[perk] = rng.choice([IN_STACK, IN_BOX, *range(n), *range(n)])
+    for p in range(n):
+        level = int(rng.integers(1, 5) if seed % 2 else rng.integers(0, 3))
+        s.players[p, P_LEVEL] = level
+        s.players[p, P_STUFF_P : P_STUFF_P + 2] = rng.integers(0, 5, size=2)
+        room = level + 1 + (2 if s.perk_loc[XXL] == p else 0)
+        pizza = int(rng.integers(0, room + 1))
+        s.players[p, P_PACK_P] = pizza
+        s.players[p, P_PACK_T] = int(rng.integers(0, room - pizza + 1))
+    s.ctx[C_SCULPTURE] = int(rng.choice([-1, -1, *range(n)]))
+    return s
+
+
+@pytest.mark.parametrize(("n", "setup"), CONFIGS)
+def test_boosted_games_step_alike(n: int, setup: str) -> None:
+    """Games from boosted positions (``boosted``), the C++ state stepping on its own."""
+    g = game(n, setup)
+    for seed in range(8):
+        py = boosted(g, 500 + seed)
+        cpp = cpp_state(g, arrays(py))
+        rng = random.Random(seed)
+        steps = 0
+        while not py.is_terminal():
+            a = rng.choice(py.legal_actions())
+            py.apply_action(a)
+            core().apply_unchecked(cpp, a)
+            core().check_end(cpp)
+            steps += 1
+            assert_equal(cpp, arrays(py), f"boosted {n}p {setup} seed {seed} step {steps}")
 
 
 @contextmanager
@@ -125,12 +181,13 @@ def mirrored_apply(calls: list[int]) -> Iterator[None]:
 
 @pytest.mark.parametrize(("n", "setup"), CONFIGS)
 def test_every_apply_of_the_engine_is_mirrored(n: int, setup: str) -> None:
-    """The search's and the witness probes' applications too (probe stages, both-full)."""
+    """The search's and the witness probes' applications too (probe stages, both-full), in
+    two plain and two boosted games per setup."""
     g = game(n, setup)
     stages: list[int] = []
     with mirrored_apply(stages):
-        for seed in range(3):
-            s = g.new_initial_state(1000 + seed)
+        for seed in range(4):
+            s = g.new_initial_state(1000 + seed) if seed < 2 else boosted(g, 1000 + seed)
             rng = random.Random(seed)
             while not s.is_terminal():
                 s.apply_action(rng.choice(s.legal_actions()))
@@ -219,3 +276,52 @@ def test_check_end_matches_python(change: str) -> None:
     core().check_end(state)
     assert_equal(state, arrays(py), f"check_end after {change}")
     assert py.ctx[C_END] == (change != "nothing")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("leader", 4),
+        ("played_card", 68),
+        ("pending_coin", -2),
+        ("mode", 6),
+        ("any_suit_public", 7),
+        ("resource_choice", 2),
+        ("program_length", 129),
+        ("pc", 1),  # beyond program_length 0
+        ("program_side", 2),
+        ("follower", -3),
+    ],
+)
+def test_a_state_with_a_field_out_of_range_is_refused(field: str, value: int) -> None:
+    """Fields the rules index by are checked before anything changes (memory safety)."""
+    g = game(2, "basic")
+    source = arrays(g.new_initial_state(3))
+    source["ctx"][CTX_FIELDS.index(field)] = value
+    state = cpp_state(g, source)
+    with pytest.raises(ValueError, match=f"ctx.{field}|out of range"):
+        core().apply_unchecked(state, g.layout.SKIP_PLAY)
+    assert_equal(state, source, f"a bad {field}")
+
+
+@pytest.mark.parametrize("where", ["zone", "owner", "coin_as", "level", "verb", "then"])
+def test_a_state_with_a_bad_array_entry_is_refused(where: str) -> None:
+    from fort_env.state_arrays import C_PROG_LEN, P_LEVEL
+
+    g = game(3, "basic")
+    source = arrays(g.new_initial_state(4))
+    if where == "zone":
+        source["zone"][5] = 13
+    elif where == "owner":
+        source["owner"][5] = 3
+    elif where == "coin_as":
+        source["coin_as"][5] = 7
+    elif where == "level":
+        source["players"][1, P_LEVEL] = 6
+    else:
+        source["ctx"][C_PROG_LEN] = 1
+        source["prog"][0] = (99, 0, -1, -1) if where == "verb" else (0, 0, 0, 5)
+    state = cpp_state(g, source)
+    with pytest.raises(ValueError, match="out of range"):
+        core().apply_unchecked(state, g.layout.SKIP_PLAY)
+    assert_equal(state, source, f"a bad {where}")

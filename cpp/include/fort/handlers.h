@@ -16,6 +16,11 @@ namespace fort {
 // unchanged.
 void apply(State& state, int a);
 
+// Throws std::invalid_argument if a field the rules use as an index (a seat, a card, a suit,
+// a program row...) is out of range: apply's precondition for a state from outside
+// (_core.apply_unchecked checks it; the engine's own states always meet it).
+void check_indices(const State& state);
+
 // Whether the pending decision `kind` offers actions of range `range` (R_*) at all: the
 // ranges legality.raw_legal draws from for that kind (a precondition of apply).
 bool decision_offers(int64_t kind, int range);
@@ -56,6 +61,8 @@ void on_pass(State& state, int p, int i, int kind);
 void on_rough_house(State& state, int p, int i, int kind);
 void on_do_over(State& state, int p, int i, int kind);
 void on_draft_card(State& state, int p, int c, int kind);
+void on_stop_action(State& state, int p, int i, int kind);
+void on_continue_action(State& state, int p, int i, int kind);
 
 // handlers.HANDLERS: action range (R_*) -> its handler.
 extern const Handler HANDLERS[NUM_RANGES];
