@@ -21,7 +21,9 @@ namespace {
 
 bool terminal(const fort::State& s) { return s.ctx[fort::C_STAGE] == fort::ST_OVER; }
 
+// Every entry point checks the state first: its arrays are writable from Python.
 std::vector<int> legal_of(fort::State& s) {
+    fort::check_search_indices(s);  // std::invalid_argument -> ValueError
     if (terminal(s)) return {};  // FortState.legal_actions: none once the game is over
     return fort::legal_actions(s);
 }
@@ -82,7 +84,12 @@ void bind_mask(py::module_& m) {
         py::arg("state"), py::arg("action"),
         "Whether `action` (an int) is legal now (out of range: False).");
     m.def(
-        "raw_legal", [](fort::State& s) { return fort::raw_legal(s); }, py::arg("state"),
+        "raw_legal",
+        [](fort::State& s) {
+            fort::check_search_indices(s);
+            return fort::raw_legal(s);
+        },
+        py::arg("state"),
         "legality.raw_legal: the locally legal actions, in the Python engine's order.");
     m.def("search_memo_size", &fort::search_memo_size,
           "Entries in the calling thread's search memo.");

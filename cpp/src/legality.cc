@@ -210,6 +210,10 @@ std::vector<int> raw_legal(State& state) {
             out.push_back(off(g, R_DO_OVER));
             out.push_back(off(g, R_PASS));
             break;
+        case K_STOP_OR_CONTINUE:  // p.6; docs/rules.md R3
+            out.push_back(off(g, R_STOP_ACTION));
+            out.push_back(off(g, R_CONTINUE_ACTION));
+            break;
         case K_DRAFT:  // p.2
             push_cards_in(state, Z_DRAFT_PACK, p, off(g, R_DRAFT_CARD), out);
             break;

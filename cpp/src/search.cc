@@ -275,6 +275,34 @@ SearchTables::SearchTables(const Game& g) {
 }
 
 // ---------------------------------------------------------------- the search
+// (not in Python: the binding's check of a state from outside; see search.h)
+void check_search_indices(const State& state) {
+    check_indices(state);
+    auto need = [](bool ok, const char* what) {
+        if (!ok) throw std::invalid_argument(std::string("state: ") + what + " out of range");
+    };
+    const auto& x = state.ctx;
+    const int64_t kind = x[C_DECISION], stage = x[C_STAGE];
+    need(kind >= 0 && kind < NUM_DECISION_KINDS, "ctx.decision");
+    need(stage >= 0 && stage < NUM_STAGES, "ctx.stage");
+    if (stage == ST_OVER || kind == K_TERMINAL) return;  // nothing is legal, nothing read
+    need(x[C_ACTOR] >= 0 && x[C_ACTOR] < state.num_players, "ctx.actor");
+    const bool reads_played =
+        kind == K_MODE || kind == K_DECLARE_COIN || kind == K_ANY_SUIT || kind == K_ADD ||
+        kind == K_ADD_COIN || kind == K_FOLLOW || kind == K_FOLLOW_SECOND ||
+        stage == ST_DECLARE || stage == ST_MODE || stage == ST_ANY_SUIT || stage == ST_ADD ||
+        stage == ST_ADD_COIN || stage == ST_FOLLOW || stage == ST_FOLLOW_SECOND ||
+        stage == ST_FOLLOW_RUN;
+    need(!reads_played || x[C_PLAYED_CARD] >= 0, "ctx.played_card");
+    const bool reads_mode = kind == K_ADD || kind == K_ADD_COIN || stage == ST_ANY_SUIT ||
+                            stage == ST_ADD || stage == ST_ADD_COIN || stage == ST_ACTION;
+    need(!reads_mode || x[C_MODE] >= 0, "ctx.mode");
+    const bool reads_coin = kind == K_DECLARE_COIN || kind == K_ADD_COIN;
+    need(!reads_coin || x[C_PENDING_COIN] >= 0, "ctx.pending_coin");
+    const bool reads_row = kind == K_RESOURCE || kind == K_SPEND;
+    need(!reads_row || x[C_PC] < x[C_PROGRAM_LENGTH], "ctx.pc");
+}
+
 // search.legal_actions (computed on each call: the State keeps no cache)
 std::vector<int> legal_actions(State& state) { return compute_legal(state); }
 

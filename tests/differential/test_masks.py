@@ -26,7 +26,14 @@ from fort_env import FortGame, cpp_backend
 from fort_env.core import FortState
 from fort_env.decisions import DecisionKind
 from fort_env.rules import legality
-from fort_env.state_arrays import ARRAYS, C_DECISION
+from fort_env.state_arrays import (
+    ARRAYS,
+    C_ACTOR,
+    C_DECISION,
+    C_PC,
+    C_PLAYED,
+    C_PROG_LEN,
+)
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
@@ -40,7 +47,7 @@ SLOW_GAMES_PER_CONFIG = 400
 COMMON_KINDS = {
     "PLAY", "MODE", "DECLARE_COIN", "ANY_SUIT", "ADD", "ADD_COIN", "RESOURCE", "PACK",
     "LOOKOUT", "TRASH", "RECRUIT", "PAY", "SPEND", "TRASH_RIVAL", "CONVERT", "PICK_RULE",
-    "PICK_PERK", "FOLLOW", "FOLLOW_SECOND", "DRAFT",
+    "PICK_PERK", "FOLLOW", "FOLLOW_SECOND", "DRAFT", "STOP_OR_CONTINUE",
 }  # fmt: skip
 _GAMES: dict[tuple[int, str], FortGame] = {}
 
@@ -178,3 +185,51 @@ def test_the_memo_is_bounded_and_can_be_cleared() -> None:
     assert c.search_memo_size() > 0  # the searches of that game were remembered
     c.clear_search_memo()
     assert c.search_memo_size() == 0
+
+
+def _position(kind: str, setup: str = "basic") -> FortState:
+    """The first position of a random 3-player game with a ``kind`` decision pending."""
+    g = game(3, setup)
+    for seed in range(50):
+        state = g.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            if DecisionKind(int(state.ctx[C_DECISION])).name == kind:
+                return state
+            state.apply_action(rng.choice(state.legal_actions()))
+    raise AssertionError(f"no {kind} decision reached")
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "value", "message"),
+    [
+        ("PLAY", C_ACTOR, 7, "ctx.actor"),
+        ("MODE", C_PLAYED, -1, "ctx.played_card"),
+        ("MODE", C_PLAYED, 10_000, "ctx.played_card"),
+        ("RESOURCE", C_PC, -1, "ctx.pc"),
+        ("RESOURCE", C_PROG_LEN, 0, "ctx.pc"),
+        ("PLAY", C_DECISION, 99, "ctx.decision"),
+    ],
+)
+def test_a_state_with_a_field_out_of_range_is_refused(
+    kind: str, field: int, value: int, message: str
+) -> None:
+    """The arrays are writable from Python: every entry point checks what it indexes by
+    (ValueError naming the field) instead of reading out of bounds."""
+    c = core()
+    state = _position(kind)
+    cs = to_cpp(state)
+    cs.ctx_view()[field] = value
+    mask = np.zeros(state.game.num_distinct_actions, dtype=bool)
+    for call in (c.legal_actions, c.raw_legal, lambda s: c.is_legal(s, 0)):
+        with pytest.raises(ValueError, match=message):
+            call(cs)
+    with pytest.raises(ValueError, match=message):
+        c.legal_mask(cs, mask)
+
+
+def test_a_card_zone_out_of_range_is_refused() -> None:
+    cs = to_cpp(_position("PLAY"))
+    cs.array("zone")[0] = 99
+    with pytest.raises(ValueError, match="zone"):
+        core().legal_actions(cs)

@@ -71,6 +71,13 @@ struct SearchTables {
     std::vector<int32_t> suit_list_id_;
 };
 
+// The precondition of legal_actions / raw_legal for a state from outside (the bindings call
+// it; the engine's own states always meet it): handlers.check_indices, plus the fields the
+// mask path indexes by at the pending decision (the acting seat, the played card and mode
+// where the decision reads them, the program row a RESOURCE or SPEND choice reads). Throws
+// std::invalid_argument naming the field ("state: ctx.actor out of range").
+void check_search_indices(const State& state);
+
 // search.legal_actions / compute_legal: raw-legal actions minus those after which the play
 // cannot be completed, ascending.
 std::vector<int> legal_actions(State& state);
