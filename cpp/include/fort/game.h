@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fort/constants.h"
+#include "fort/search.h"  // mask path (B): SearchTables
 
 namespace fort {
 
@@ -113,6 +114,9 @@ struct Game {
     // --- end rules (A)
 
     // --- mask path (B)
+    // The exact-mask search's per-card tables (search.SearchTables), derived from the rules'
+    // tables after build_rules() (mask_bind.cc: load_game_mask).
+    SearchTables search_tables;
     // --- end mask path (B)
 
     // --- views (C)
