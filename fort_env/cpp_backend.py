@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from .cards import ATOM, REPEAT, THEN, Effect
 from .constants import MADE_UP_RULES, PERKS, ZONES
 from .core import FortGame, FortState
 from .decisions import DecisionKind
@@ -134,6 +135,58 @@ def game_tables(game: FortGame) -> dict[str, Any]:
         }
         _TABLES[game] = tables
     return tables
+
+
+# --- apply path (A): the card programs and the facts the rules read --------------------------
+def _apply_path_tables(game: FortGame) -> dict[str, Any]:
+    """The tables the C++ rules read to apply actions (``fort::Game``, apply path block).
+
+    Returns ``effect_nodes`` (int32 ``(num_nodes, 4)``: every effect tree of the card set,
+    flattened children first, one row per node: ``(ATOM, verb, arg, 0)``,
+    ``(THEN, left, right, 0)`` or ``(REPEAT, body, mult, mult_arg)`` with children named by
+    row), ``card_effects`` (int32 ``(num_cards, 2)``: the root row of each card's public and
+    private action, -1 for a blank one), ``suit_lists`` (int8 ``(num_cards, 2)``: the card's
+    suits, -1 padded), ``suit_counts`` (int16 ``(num_cards, NUM_SUITS)``), ``kind`` (int32
+    ``(num_cards,)``), ``fort_steps`` (int32 ``(MAX_FORT_LEVEL, 3)``: toys, pizza, either of
+    each step), ``level_points`` (int32 ``(MAX_FORT_LEVEL + 1,)``), ``action_starts`` (int32
+    ``(len(actions.RANGES),)``) and ``num_actions`` (int).
+    """
+    nodes: list[tuple[int, int, int, int]] = []
+    rows: dict[Effect, int] = {}
+
+    def flat(node: Effect | None) -> int:
+        if node is None:
+            return -1
+        row = rows.get(node)
+        if row is None:
+            if node[0] == ATOM:
+                entry = (ATOM, node[1], node[2], 0)
+            elif node[0] == THEN:
+                entry = (THEN, flat(node[1]), flat(node[2]), 0)
+            else:
+                entry = (REPEAT, flat(node[1]), node[2], node[3])
+            row = rows[node] = len(nodes)
+            nodes.append(entry)
+        return row
+
+    card_effects = np.array([[flat(e) for e in pair] for pair in game.effects], np.int32)
+    suit_lists = np.full((game.num_cards, 2), -1, dtype=np.int8)
+    for cid, suits in enumerate(game.suit_lists):
+        suit_lists[cid, : len(suits)] = suits
+    layout = game.layout
+    return {
+        "effect_nodes": np.array(nodes, dtype=np.int32).reshape(-1, 4),
+        "card_effects": card_effects.reshape(game.num_cards, 2),
+        "suit_lists": suit_lists,
+        "suit_counts": np.asarray(game.suit_counts, dtype=np.int16),
+        "kind": np.array(game.kind, dtype=np.int32),
+        "fort_steps": np.array(
+            [(st.toys, st.pizza, st.either) for st in game.fort_steps], dtype=np.int32
+        ).reshape(-1, 3),
+        "level_points": np.array(game.level_points, dtype=np.int32),
+        "action_starts": np.array([start for _, start, _ in layout.ranges()], dtype=np.int32),
+        "num_actions": layout.num_actions,
+    }
 
 
 def state_from_arrays(game: FortGame, arrays: dict[str, np.ndarray]) -> FortState:

@@ -100,9 +100,88 @@ def render() -> str:
     for value, name in names:
         const(name, value)
     const("NUM_STAGES", len(names))
+    _apply_path(out, const)
     _views(out, const)
     out += ["", "}  // namespace fort", ""]
     return "\n".join(out)
+
+
+def _apply_path(out: list[str], const: Any) -> None:
+    """The apply path's codes (helper A): the action language, modes, option tables, action
+    ranges, the rules' internal flags and the verb table ``verbs.VERB_RULES``."""
+    from fort_env import actions as A
+    from fort_env import cards
+    from fort_env import constants as C
+    from fort_env.rules import base, verbs
+
+    def table(name: str, rows: Any, dims: str) -> None:
+        def lit(x: Any) -> str:
+            if isinstance(x, (tuple, list)):
+                return "{" + ", ".join(lit(v) for v in x) + "}"
+            return str(int(x))
+
+        out.append(f"inline constexpr int64_t {name}{dims} = {lit(rows)};")
+
+    out.append("")
+    out.append("// fort_env/cards.py: effect tree node kinds, verbs, multipliers")
+    for name in ("ATOM", "THEN", "REPEAT"):
+        const(f"E_{name}", getattr(cards, name))
+    for code, verb in enumerate(cards.VERBS):
+        const(f"V_{_cname(verb)}", code)
+    const("NUM_VERBS", len(cards.VERBS))
+    const("ANY_RESOURCE", cards.ANY_RESOURCE)
+    for code, mult in enumerate(cards.MULTS):
+        assert getattr(cards, f"MULT_{_cname(mult)}") == code, mult
+        const(f"MULT_{_cname(mult)}", code)
+    const("NUM_MULTS", len(cards.MULTS))
+    out.append("")
+    out.append("// fort_env/constants.py: resources")
+    const("PIZZA", C.PIZZA)
+    const("TOYS", C.TOYS)
+    const("NUM_RESOURCES", len(C.RESOURCES))
+    out.append("")
+    out.append("// fort_env/actions.py: modes, option tables, action ranges (RANGES order)")
+    const("PUBLIC", A.PUBLIC)
+    const("PRIVATE", A.PRIVATE)
+    const("NUM_MODES", len(A.MODES))
+    table("MODE_PLAN", A.MODE_PLAN, "[NUM_MODES][3]")
+    table("PAY_OPTIONS", A.PAY_OPTIONS, f"[{len(A.PAY_OPTIONS)}][2]")
+    table("PACK_OPTIONS", A.PACK_OPTIONS, f"[{len(A.PACK_OPTIONS)}][2]")
+    table("CONVERT_OPTIONS", A.CONVERT_OPTIONS, f"[{len(A.CONVERT_OPTIONS)}][2]")
+    const("MAX_RIVALS", A.MAX_RIVALS)
+    for code, (name, _size) in enumerate(A.RANGES):
+        const(f"R_{name}", code)
+    const("NUM_RANGES", len(A.RANGES))
+    table("RANGE_SIZE", [-1 if size == "C" else int(size) for _, size in A.RANGES],
+          "[NUM_RANGES]")  # fmt: skip
+    out.append("")
+    out.append("// fort_env/rules/base.py: the rules' internal flags and step statuses")
+    const("BOTH_FULL_TAIL", base.BOTH_FULL_TAIL)
+    const("REWARD_RULE", base.REWARD_RULE)
+    const("REWARD_PERK", base.REWARD_PERK)
+    const("STATUS_NONE", base.NONE)
+    const("STATUS_PARTIAL", base.PARTIAL)
+    const("STATUS_FULL", base.FULL)
+    out.append("")
+    out.append("// fort_env/rules/verbs.py: VERB_RULES as columns; tags as bits (1 << tag)")
+    tags = ("STUFF", "PACK_TAG", "LEVEL", "PERK_TAG", "HAND_TAG", "DISCARD_TAG", "LOOKOUT_TAG",
+            "PARK_TAG", "YARDS")  # fmt: skip
+    for name in tags:
+        const(f"TAG_{name.removesuffix('_TAG')}", 1 << getattr(verbs, name))
+    assert len(verbs.ALL_TAGS) == len(tags)
+
+    def bits(tagset: frozenset[int]) -> int:
+        return sum(1 << t for t in tagset)
+
+    const("ALL_TAGS", bits(verbs.ALL_TAGS))
+    rules = [verbs.VERB_RULES[v] for v in range(len(cards.VERBS))]
+    table("VERB_DECISION", [-1 if r.decision is None else r.decision for r in rules],
+          "[NUM_VERBS]")  # fmt: skip
+    table("VERB_ONE_STEP", [r.one_step for r in rules], "[NUM_VERBS]")
+    table("VERB_READS", [bits(r.reads) for r in rules], "[NUM_VERBS]")
+    table("VERB_CHANGES", [bits(r.changes) for r in rules], "[NUM_VERBS]")
+    table("COUNT_READS", [bits(verbs.COUNT_READS.get(m, frozenset()))
+                          for m in range(len(cards.MULTS))], "[NUM_MULTS]")  # fmt: skip
 
 
 def _views(out: list[str], const: Any) -> None:
@@ -165,7 +244,7 @@ def _views(out: list[str], const: Any) -> None:
                  "SLEEPOVER_TIED", "ALL_SIX_BONUS"):  # fmt: skip
         const(name, getattr(scoring, name))
     const("NUM_PLAIN_SUITS", len(C.PLAIN_SUITS))
-    assert C.PLAIN_SUITS == tuple(range(len(C.PLAIN_SUITS)))
+    assert tuple(range(len(C.PLAIN_SUITS))) == C.PLAIN_SUITS
     out.append("")
     out.append("// fort_env/hidden.py: the re-deal")
     const("RESAMPLE_EVENT", hidden.RESAMPLE_EVENT)

@@ -15,6 +15,7 @@
 #include "fort/deal.h"
 #include "fort/rng.h"
 #include "fort/state.h"
+#include "rules_bind.h"
 
 namespace py = pybind11;
 
@@ -181,6 +182,8 @@ PYBIND11_MODULE(_core, m) {
 Returns a dict of numpy arrays named as state_arrays.ARRAYS (same dtypes and shapes) plus
 "ctx" (int64, shape (NUM_CTX,)). Raises ConfigError for a bad seed or first_player (the Python
 engine's messages), ValueError for malformed tables.)doc");
+
+    bind_rules(m);
 
     m.def("noop", []() {}, "Does nothing: measures the cost of one call (docs/cpp.md).");
 

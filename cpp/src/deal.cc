@@ -68,7 +68,7 @@ State new_state(const GameTables& game, uint64_t seed, int first_player) {
         }
     }
     if (!game.advanced) {
-        finish_setup(s, game);
+        finish_setup(s);
     } else {
         s.ctx[C_DRAFT_ROUND] = 0;
         s.ctx[C_STAGE] = ST_DRAFT;
@@ -77,9 +77,9 @@ State new_state(const GameTables& game, uint64_t seed, int first_player) {
     return s;
 }
 
-void finish_setup(State& state, const GameTables& game) {
+void finish_setup(State& state) {
     EventRng rng = event_rng(state);
-    for (int p = 0; p < game.num_players; ++p) {
+    for (int p = 0; p < state.num_players; ++p) {
         std::vector<int> ids;
         for (int c = 0; c < state.num_cards; ++c)
             if (state.owner[c] == p && (state.zone[c] == Z_DECK || state.zone[c] == Z_DRAFT_KEPT))

@@ -168,6 +168,102 @@ inline constexpr int64_t ST_PROBE_DONE = 16;
 inline constexpr int64_t ST_ROUGH_HOUSING = 17;
 inline constexpr int64_t NUM_STAGES = 18;
 
+// fort_env/cards.py: effect tree node kinds, verbs, multipliers
+inline constexpr int64_t E_ATOM = 0;
+inline constexpr int64_t E_THEN = 1;
+inline constexpr int64_t E_REPEAT = 2;
+inline constexpr int64_t V_GATHER = 0;
+inline constexpr int64_t V_PACK = 1;
+inline constexpr int64_t V_LOOKOUT = 2;
+inline constexpr int64_t V_TRASH = 3;
+inline constexpr int64_t V_TRASH_THIS = 4;
+inline constexpr int64_t V_RECRUIT = 5;
+inline constexpr int64_t V_ADVANCE = 6;
+inline constexpr int64_t V_SCORE = 7;
+inline constexpr int64_t V_SPEND = 8;
+inline constexpr int64_t V_TRASH_RIVAL = 9;
+inline constexpr int64_t V_COPY_PACK = 10;
+inline constexpr int64_t V_COPY_RIVAL_PACK = 11;
+inline constexpr int64_t V_CONVERT = 12;
+inline constexpr int64_t NUM_VERBS = 13;
+inline constexpr int64_t ANY_RESOURCE = 2;
+inline constexpr int64_t MULT_SUIT = 0;
+inline constexpr int64_t MULT_ANY_SUIT = 1;
+inline constexpr int64_t MULT_FORT_LEVEL = 2;
+inline constexpr int64_t MULT_PACK_SIZE = 3;
+inline constexpr int64_t MULT_LOOKOUT_SIZE = 4;
+inline constexpr int64_t MULT_CONST = 5;
+inline constexpr int64_t NUM_MULTS = 6;
+
+// fort_env/constants.py: resources
+inline constexpr int64_t PIZZA = 0;
+inline constexpr int64_t TOYS = 1;
+inline constexpr int64_t NUM_RESOURCES = 2;
+
+// fort_env/actions.py: modes, option tables, action ranges (RANGES order)
+inline constexpr int64_t PUBLIC = 0;
+inline constexpr int64_t PRIVATE = 1;
+inline constexpr int64_t NUM_MODES = 6;
+inline constexpr int64_t MODE_PLAN[NUM_MODES][3] = {{0, -1, 0}, {1, -1, 1}, {0, 1, 0}, {0, 1, 1}, {1, 0, 1}, {1, 0, 0}};
+inline constexpr int64_t PAY_OPTIONS[4][2] = {{1, 0}, {1, 1}, {0, 0}, {0, 1}};
+inline constexpr int64_t PACK_OPTIONS[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
+inline constexpr int64_t CONVERT_OPTIONS[4][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+inline constexpr int64_t MAX_RIVALS = 3;
+inline constexpr int64_t R_PLAY_CARD = 0;
+inline constexpr int64_t R_SKIP_PLAY = 1;
+inline constexpr int64_t R_USE_DIY = 2;
+inline constexpr int64_t R_RECYCLE = 3;
+inline constexpr int64_t R_SUIT = 4;
+inline constexpr int64_t R_MODE = 5;
+inline constexpr int64_t R_ADD_CARD = 6;
+inline constexpr int64_t R_STOP_ADDING = 7;
+inline constexpr int64_t R_RESOURCE = 8;
+inline constexpr int64_t R_PACK_FROM = 9;
+inline constexpr int64_t R_LOOKOUT_CARD = 10;
+inline constexpr int64_t R_LOOKOUT_PARK_DECK = 11;
+inline constexpr int64_t R_TRASH_CARD = 12;
+inline constexpr int64_t R_RECRUIT_CARD = 13;
+inline constexpr int64_t R_RECRUIT_PARK_DECK = 14;
+inline constexpr int64_t R_PAY = 15;
+inline constexpr int64_t R_SPEND_FROM = 16;
+inline constexpr int64_t R_TRASH_RIVAL_CARD = 17;
+inline constexpr int64_t R_COPY_RIVAL = 18;
+inline constexpr int64_t R_CONVERT = 19;
+inline constexpr int64_t R_PICK_RULE = 20;
+inline constexpr int64_t R_PICK_PERK = 21;
+inline constexpr int64_t R_FOLLOW_CARD = 22;
+inline constexpr int64_t R_PASS = 23;
+inline constexpr int64_t R_ROUGH_HOUSE = 24;
+inline constexpr int64_t R_DO_OVER = 25;
+inline constexpr int64_t R_DRAFT_CARD = 26;
+inline constexpr int64_t NUM_RANGES = 27;
+inline constexpr int64_t RANGE_SIZE[NUM_RANGES] = {-1, 1, 1, -1, 7, 6, -1, 1, 2, 4, -1, 1, -1, -1, 1, 4, 4, -1, 3, 4, 11, 9, -1, 1, 1, 1, -1};
+
+// fort_env/rules/base.py: the rules' internal flags and step statuses
+inline constexpr int64_t BOTH_FULL_TAIL = 2;
+inline constexpr int64_t REWARD_RULE = 1;
+inline constexpr int64_t REWARD_PERK = 2;
+inline constexpr int64_t STATUS_NONE = 0;
+inline constexpr int64_t STATUS_PARTIAL = 1;
+inline constexpr int64_t STATUS_FULL = 2;
+
+// fort_env/rules/verbs.py: VERB_RULES as columns; tags as bits (1 << tag)
+inline constexpr int64_t TAG_STUFF = 1;
+inline constexpr int64_t TAG_PACK = 2;
+inline constexpr int64_t TAG_LEVEL = 4;
+inline constexpr int64_t TAG_PERK = 8;
+inline constexpr int64_t TAG_HAND = 16;
+inline constexpr int64_t TAG_DISCARD = 32;
+inline constexpr int64_t TAG_LOOKOUT = 64;
+inline constexpr int64_t TAG_PARK = 128;
+inline constexpr int64_t TAG_YARDS = 256;
+inline constexpr int64_t ALL_TAGS = 511;
+inline constexpr int64_t VERB_DECISION[NUM_VERBS] = {-1, 8, 9, 10, -1, 11, 12, -1, 13, 14, -1, 15, 16};
+inline constexpr int64_t VERB_ONE_STEP[NUM_VERBS] = {0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+inline constexpr int64_t VERB_READS[NUM_VERBS] = {1, 15, 476, 48, 0, 384, 7, 0, 3, 256, 3, 1, 3};
+inline constexpr int64_t VERB_CHANGES[NUM_VERBS] = {1, 3, 464, 48, 0, 416, 15, 0, 3, 256, 1, 1, 3};
+inline constexpr int64_t COUNT_READS[NUM_MULTS] = {0, 0, 4, 2, 64, 0};
+
 // fort_env/observation.py: slices (OBS_*), size = cards * OBS_SLICE_CARDS[i] +
 // OBS_SLICE_FIXED[i] for a card set of `cards` cards, in this order
 inline constexpr int64_t OBS_DECISION = 0;

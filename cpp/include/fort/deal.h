@@ -14,7 +14,7 @@ namespace fort {
 State new_state(const GameTables& game, uint64_t seed, int first_player);
 
 // Steps 10-11: each shuffles kids + Best Friends into a deck and draws 5; then the first turn.
-void finish_setup(State& state, const GameTables& game);
+void finish_setup(State& state);
 
 // The generator of the next random event, keyed by (seed, events so far); counts the event.
 EventRng event_rng(State& state);

@@ -5,9 +5,11 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fort/constants.h"
+#include "fort/game.h"
 
 namespace fort {
 
@@ -26,6 +28,7 @@ struct GameTables {
 };
 
 struct State {
+    std::shared_ptr<const Game> game;  // the game's facts, shared by every state of the game
     int num_cards = 0;
     int num_players = 0;
     std::vector<int8_t> zone;        // (num_cards,) zone code (Z_*)
@@ -42,6 +45,7 @@ struct State {
     std::array<int64_t, NUM_CTX> ctx{};
 
     int16_t& player(int seat, int64_t field) { return players[seat * NUM_PLAYER_FIELDS + field]; }
+    int16_t player(int seat, int64_t field) const { return players[seat * NUM_PLAYER_FIELDS + field]; }
 };
 
 // StateArrays.empty: zeros, owner and coin_as -1, ctx at its defaults.

@@ -1,0 +1,107 @@
+// The game's static facts: the C++ twin of fort_env/game.py (GameFacts) and the parts of
+// fort_env/core.py's FortGame the rules read. Python compiles the card files and hands flat
+// tables over (fort_env/cpp_backend.py: game_tables); C++ parses no text. Immutable once
+// built: states share it through State::game (a shared_ptr<const Game>).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "fort/constants.h"
+
+namespace fort {
+
+// One node of an effect tree (fort_env/cards.py: (ATOM, verb, arg), (THEN, left, right),
+// (REPEAT, body, mult, mult_arg)), children named by their index in Game::nodes.
+struct EffectNode {
+    int32_t kind = 0;  // E_ATOM, E_THEN, E_REPEAT
+    int32_t a = 0;     // ATOM: verb; THEN: left node; REPEAT: body node
+    int32_t b = 0;     // ATOM: arg; THEN: right node; REPEAT: mult (MULT_*)
+    int32_t c = 0;     // REPEAT: mult_arg; else 0
+};
+
+// One multiplier (cards.multipliers): its kind and argument.
+struct Mult {
+    int32_t mult = 0;
+    int32_t arg = 0;
+};
+
+// The cost of one Fort step (cards.FortStep): toys, pizza, either.
+struct FortStep {
+    int32_t toys = 0;
+    int32_t pizza = 0;
+    int32_t either = 0;
+};
+
+// What a Fort step costs with a card's cost modifier (game.advance_cost's tuple).
+struct Cost {
+    int32_t toys = 0;
+    int32_t pizza = 0;
+    int32_t either = 0;
+};
+
+// game.advance_cost: (toys, pizza, either) to pay for Fort step `step` with a card's cost
+// modifier -1, 0 or +1 (p.13; docs/rules.md R25: -1 removes one printed resource of the
+// payer's choice, which for a step printing both is one toy and one pizza turned into one
+// "either" unit).
+inline Cost advance_cost(const FortStep& step, int modifier) {
+    Cost c{step.toys, step.pizza, step.either};
+    if (modifier > 0) {
+        c.either += modifier;
+    } else if (modifier < 0) {
+        if (c.toys > 0 && c.pizza > 0) {
+            c = Cost{c.toys - 1, c.pizza - 1, c.either + 1};
+        } else if (c.toys > 0) {
+            c.toys -= 1;
+        } else if (c.pizza > 0) {
+            c.pizza -= 1;
+        } else {
+            c.either = c.either - 1 > 0 ? c.either - 1 : 0;
+        }
+    }
+    return c;
+}
+
+struct Game {
+    // --- deal (phase 1): players, setup, which cards are Best Friends and of which board
+    int num_players = 0;
+    bool advanced = false;                // setup: "basic" (false) or "advanced" (true)
+    int num_cards = 0;
+    std::vector<uint8_t> is_best_friend;  // per card: a Best Friend (marked B)
+    std::vector<int32_t> card_board;      // per card: index into the card set's boards, -1
+    std::vector<int32_t> seat_board;      // per seat: index of the board it plays
+
+    // --- apply path (A): the card programs and the facts the rules read
+    // Effect trees, flattened (cpp_backend._apply_path_tables); an effect is named by the
+    // index of its root node, -1 for a blank action.
+    std::vector<EffectNode> nodes;
+    std::vector<int32_t> card_effects;    // (num_cards, 2): root of public / private, -1
+    std::vector<int8_t> suit_lists;       // (num_cards, 2): the card's suits, -1 padded
+    std::vector<int16_t> suit_counts;     // (num_cards, NUM_SUITS): GameFacts.suit_counts
+    std::vector<int32_t> kind;            // per card: index of its design (Card.kind)
+    std::array<FortStep, MAX_FORT_LEVEL> fort_steps{};  // fort_steps[L]: cost from L to L+1
+    std::array<int32_t, MAX_FORT_LEVEL + 1> level_points{};  // points of Fort Level 0..5
+    std::array<int32_t, NUM_RANGES> action_start{};  // ActionLayout: start of each range
+    int num_actions = 0;                   // ActionLayout.num_actions
+    // Derived by build() (as GameFacts.__init__ and FortGame do in Python):
+    int32_t diy_effect = -1;               // handlers.on_use_diy's (ATOM, ADVANCE, 1)
+    std::vector<std::vector<Mult>> node_mults;  // per node: cards.multipliers(node)
+    std::vector<int32_t> node_atoms;       // per node: steps of unroll(node, no counts) if
+                                           // it has no multiplier, else -1
+    std::vector<uint8_t> has_coin;         // per card: COIN in its suits
+    std::vector<uint8_t> has_any_suit;     // (num_cards, 2): a "x any_suit" multiplier
+    std::vector<uint8_t> improvable;       // (num_cards, 2): a "x suit"/"x any_suit" one
+    std::vector<int16_t> action_range;     // per action: its range (R_*) (ActionLayout.decode)
+    std::vector<int32_t> action_index;     // per action: its index within the range
+
+    // The root of card `c`'s public (side 0) or private (side 1) action, -1 if blank.
+    int32_t effect(int c, int side) const { return card_effects[2 * c + side]; }
+
+    // Checks every table's size and range; throws std::invalid_argument naming the table.
+    void validate() const;
+    // validate(), then fill the derived tables (diy_effect appended to nodes). Call once.
+    void build();
+};
+
+}  // namespace fort
