@@ -23,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from .cards import ATOM, REPEAT, THEN, Effect
+from .cards import ADVANCE, ATOM, REPEAT, THEN, Effect, count_verb
 from .constants import MADE_UP_RULES, PERKS, ZONES
 from .core import FortGame, FortState
 from .decisions import DecisionKind
 from .errors import ConfigError
+from .hidden import suit_class
 from .stages import NUM_STAGES
 from .state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
 
@@ -186,6 +187,23 @@ def _apply_path_tables(game: FortGame) -> dict[str, Any]:
         "level_points": np.array(game.level_points, dtype=np.int32),
         "action_starts": np.array([start for _, start, _ in layout.ranges()], dtype=np.int32),
         "num_actions": layout.num_actions,
+    }
+
+
+# --- views (C): the tables the C++ observation, scoring and re-deal read (fort::Game,
+# views block; cpp/bindings/views_bind.h fill_views_tables).
+def _views_tables(game: FortGame) -> dict[str, Any]:
+    """The tables of the C++ views (``fort::Game``, views block).
+
+    Returns ``suit_class`` (int32 ``(num_cards,)``: ``hidden.suit_class``, the smallest card
+    id with the same suits) and ``printed_advances`` (int32 ``(num_cards,)``: Advance Fort
+    steps printed on the card's two actions, ``cards.count_verb``, for Big Plans).
+    """
+    return {
+        "suit_class": np.array(suit_class(game), dtype=np.int32),
+        "printed_advances": np.array(
+            [sum(count_verb(e, ADVANCE) for e in pair) for pair in game.effects], np.int32
+        ),
     }
 
 

@@ -102,6 +102,18 @@ struct Game {
     void validate() const;
     // validate(), then fill the derived tables (diy_effect appended to nodes). Call once.
     void build();
+
+    // --- views (C): observation, scoring, hidden (fort_env/observation.py, scoring.py,
+    // hidden.py); filled from game_tables' "views (C)" block, then build_views().
+    std::vector<int32_t> suit_class;        // per card: smallest id with the same suits
+                                            // (hidden.suit_class)
+    std::vector<int32_t> printed_advances;  // per card: Advance Fort steps printed on its
+                                            // two actions (scoring: Big Plans)
+    std::array<int64_t, NUM_OBS_SLICES + 1> obs_offset{};  // observation slices' offsets
+                                                           // for num_cards; last: the size
+    // Checks the views' tables (and suit_counts' size); fills obs_offset (observation.cc).
+    // Throws std::invalid_argument naming the table.
+    void build_views();
 };
 
 }  // namespace fort
