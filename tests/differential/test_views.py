@@ -8,7 +8,8 @@ at every decision a C++ state is built from the Python state's arrays
 - ``_core.observation(state, seat, out)`` equals ``observation_tensor(state, seat)`` for every
   seat, bit for bit (``np.array_equal`` and the bytes);
 - ``_core.score_breakdown`` and ``_core.winners`` equal ``scoring``'s (at every decision and
-  at the end);
+  at the end; every few decisions also with each made-up rule given to some seat, so every
+  rule's points are compared on real positions);
 - at every few decisions, ``_core.resample_hidden(state, observer, seed)`` equals
   ``hidden.resample_hidden_seeded(state, observer, seed)`` (every array) for each observer.
 
@@ -25,6 +26,7 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame, FortState, cpp_backend
+from fort_env.constants import IN_BOX, MADE_UP_RULES
 from fort_env.errors import ConfigError, StateError
 from fort_env.hidden import resample_hidden_seeded
 from fort_env.scoring import score_breakdown, winners
@@ -38,6 +40,7 @@ pytestmark = pytest.mark.skipif(
 CONFIGS = [(n, setup) for n in (2, 3, 4) for setup in ("basic", "advanced")]
 SEEDS = (0, 1, 2)
 RESAMPLE_EVERY = 3  # decisions between two re-deal checks
+RULES_EVERY = 4  # decisions between two checks of every made-up rule's points
 _GAMES: dict[tuple[int, str], FortGame] = {}
 
 
@@ -99,6 +102,13 @@ def test_views_equal_python_at_every_decision(n: int, setup: str) -> None:
                 assert out.tobytes() == want.tobytes(), (seed, k, seat)
             assert core().score_breakdown(cs) == score_breakdown(state), (seed, k)
             assert core().winners(cs) == winners(state), (seed, k)
+            if k % RULES_EVERY == 0:  # every made-up rule, held by some seat, scores alike
+                for rule in range(len(MADE_UP_RULES)):
+                    held = state.clone()
+                    held.rule_loc[:] = IN_BOX
+                    held.rule_loc[rule] = (k // RULES_EVERY + rule) % n
+                    assert core().score_breakdown(to_cpp(held)) == score_breakdown(held), rule
+                    assert core().winners(to_cpp(held)) == winners(held), rule
             if k % RESAMPLE_EVERY == 0:
                 for observer in range(n):
                     r = int(rng.integers(2**62))
