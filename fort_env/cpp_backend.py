@@ -111,29 +111,50 @@ def require() -> ModuleType:
 
 
 _TABLES: weakref.WeakKeyDictionary[FortGame, dict[str, Any]] = weakref.WeakKeyDictionary()
+_GAMES: weakref.WeakKeyDictionary[FortGame, Any] = weakref.WeakKeyDictionary()
 
 
 def game_tables(game: FortGame) -> dict[str, Any]:
-    """The flat tables the C++ deal reads, built from the compiled card set (cached per game).
+    """The flat tables of ``game`` that ``_core.Game(**tables)`` reads (cached per game).
 
-    Returns ``num_players`` (int), ``advanced`` (bool), ``is_best_friend`` (uint8, shape
-    ``(num_cards,)``), ``card_board`` (int32 ``(num_cards,)``: index of the card's board in
-    ``game.card_set.boards``, -1 for none) and ``seat_board`` (int32 ``(num_players,)``: the
-    board index each seat plays).
+    Each part of the C++ core adds the entries it needs in its own marked block; every value
+    is an int, a bool or a numpy array of the exact dtype ``_core.Game`` checks (it raises
+    ``ValueError`` naming a table of another dtype or ndim, ``TypeError`` for a missing or
+    unknown one).
+
+    Phase 1 (the deal): ``num_players`` (int), ``advanced`` (bool), ``is_best_friend``
+    (uint8, shape ``(num_cards,)``), ``card_board`` (int32 ``(num_cards,)``: index of the
+    card's board in ``game.card_set.boards``, -1 for none) and ``seat_board`` (int32
+    ``(num_players,)``: the board index each seat plays).
+
+    Rules (A): the card programs and the facts the apply path reads, described by
+    :func:`_apply_path_tables`.
     """
     tables = _TABLES.get(game)
     if tables is None:
         boards = list(game.card_set.boards)
-        tables = {
-            "num_players": game.num_players,
-            "advanced": game.setup == "advanced",
-            "is_best_friend": np.asarray(game.is_best_friend, dtype=np.uint8),
-            "card_board": np.array(
-                [-1 if c.board is None else boards.index(c.board) for c in game.cards],
-                dtype=np.int32,
-            ),
-            "seat_board": np.array([boards.index(b) for b in game.board_of_seat], np.int32),
-        }
+        tables = {}
+        # --- phase 1 (the deal)
+        tables["num_players"] = game.num_players
+        tables["advanced"] = game.setup == "advanced"
+        tables["is_best_friend"] = np.asarray(game.is_best_friend, dtype=np.uint8)
+        tables["card_board"] = np.array(
+            [-1 if c.board is None else boards.index(c.board) for c in game.cards],
+            dtype=np.int32,
+        )
+        tables["seat_board"] = np.array([boards.index(b) for b in game.board_of_seat], np.int32)
+        # --- end phase 1
+
+        # --- rules (A)
+        tables.update(_apply_path_tables(game))
+        # --- end rules (A)
+
+        # --- mask path (B)
+        # --- end mask path (B)
+
+        # --- views (C)
+        tables.update(_views_tables(game))
+        # --- end views (C)
         _TABLES[game] = tables
     return tables
 
@@ -190,8 +211,23 @@ def _apply_path_tables(game: FortGame) -> dict[str, Any]:
     }
 
 
+def core_game(game: FortGame) -> Any:
+    """The ``_core.Game`` of ``game``: built once from :func:`game_tables`, then cached (weakly
+    keyed by the ``FortGame``).
+
+    Raises:
+        ConfigError: the compiled core is not usable (see :func:`require`).
+        ValueError, TypeError: a table ``_core.Game`` rejects (a bug in :func:`game_tables`).
+    """
+    cg = _GAMES.get(game)
+    if cg is None:
+        cg = require().Game(**game_tables(game))
+        _GAMES[game] = cg
+    return cg
+
+
 # --- views (C): the tables the C++ observation, scoring and re-deal read (fort::Game,
-# views block; cpp/bindings/views_bind.h fill_views_tables).
+# views block; read by load_game_views in cpp/bindings/views_bind.cc).
 def _views_tables(game: FortGame) -> dict[str, Any]:
     """The tables of the C++ views (``fort::Game``, views block).
 
@@ -248,5 +284,5 @@ def new_initial_state(
         raise ConfigError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "python":
         return game.new_initial_state(seed, first_player)
-    arrays = require().deal(seed, first_player, **game_tables(game))
-    return state_from_arrays(game, arrays)
+    cpp_state = require().deal(core_game(game), seed, first_player)
+    return state_from_arrays(game, cpp_state.to_arrays())

@@ -242,3 +242,16 @@ def test_value_after_the_end_trigger_is_the_real_total() -> None:
     est1 = 3 + 8.0 + 6.0 + 6.4
     assert seat_value(s, 0) == pytest.approx(8 + 0.1 * est0)
     assert seat_value(s, 1) == pytest.approx(3 + 0.1 * est1)
+
+
+def test_card_values_do_not_depend_on_the_first_position_seen() -> None:
+    """The card values are cached per game and made-up rule, so they must be a function of
+    those alone: two bots that first see positions with different rival Packs (Copy Cat's
+    "copy" reads them) value every card alike."""
+    views = [
+        SeatView.from_state(build(2, leader=0, **{**POS, "pack": {0: (0, 1), 1: pack}}), 0)
+        for pack in ((0, 0), (1, 1))
+    ]
+    assert views[0].resources[1, 2:].tolist() != views[1].resources[1, 2:].tolist()
+    first, second = (BuilderAgent(game_for(2), seed=0).card_values(v) for v in views)
+    np.testing.assert_array_equal(first, second)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "fort/base.h"
@@ -26,8 +27,9 @@ int py_index(const State& s, int cid) { return cid < 0 ? s.num_cards + cid : cid
 
 }  // namespace
 
-State new_state(const GameTables& game, uint64_t seed, int first_player) {
-    State s = empty_state(game);
+State new_state(std::shared_ptr<const Game> game_ptr, uint64_t seed, int first_player) {
+    const Game& game = *game_ptr;
+    State s = empty_state(std::move(game_ptr));
     s.ctx[C_SEED] = static_cast<int64_t>(seed);
     EventRng rng = event_rng(s);
     const int n = game.num_players;
@@ -68,7 +70,7 @@ State new_state(const GameTables& game, uint64_t seed, int first_player) {
         }
     }
     if (!game.advanced) {
-        finish_setup(s);
+        finish_setup(s, game);
     } else {
         s.ctx[C_DRAFT_ROUND] = 0;
         s.ctx[C_STAGE] = ST_DRAFT;
@@ -77,9 +79,9 @@ State new_state(const GameTables& game, uint64_t seed, int first_player) {
     return s;
 }
 
-void finish_setup(State& state) {
+void finish_setup(State& state, const Game& game) {
     EventRng rng = event_rng(state);
-    for (int p = 0; p < state.num_players; ++p) {
+    for (int p = 0; p < game.num_players; ++p) {
         std::vector<int> ids;
         for (int c = 0; c < state.num_cards; ++c)
             if (state.owner[c] == p && (state.zone[c] == Z_DECK || state.zone[c] == Z_DRAFT_KEPT))

@@ -1,5 +1,5 @@
-// fort_env/game.py (GameFacts) in C++: checking the tables Python hands over, and the derived
-// per-card tables GameFacts.__init__ and FortGame compute (see include/fort/game.h).
+// fort_env/game.py's facts in C++ (see include/fort/game.h): the checks at the boundary, and
+// the derived per-card tables GameFacts.__init__ and FortGame compute (rules, A).
 #include "fort/game.h"
 
 #include <stdexcept>
@@ -29,17 +29,34 @@ bool verb_arg_ok(int32_t verb, int32_t arg) {
 }  // namespace
 
 void Game::validate() const {
+    validate_rules();  // phase 1 and rules (A)
+
+    // --- mask path (B)
+    // --- end mask path (B)
+
+    // --- views (C)
+    // --- end views (C)
+}
+
+void Game::validate_rules() const {
+    // --- phase 1 (the deal)
     if (num_players < MIN_PLAYERS || num_players > MAX_PLAYERS)
         throw std::invalid_argument("num_players must be 2, 3 or 4, got " +
                                     std::to_string(num_players));
     if (num_cards < 0 || num_cards > 32767)
         throw std::invalid_argument("num_cards must be in [0, 32767], got " +
                                     std::to_string(num_cards));
+    if (is_best_friend.size() != static_cast<size_t>(num_cards) ||
+        card_board.size() != static_cast<size_t>(num_cards))
+        throw std::invalid_argument("is_best_friend and card_board need num_cards entries");
+    if (seat_board.size() != static_cast<size_t>(num_players))
+        throw std::invalid_argument("seat_board needs num_players entries");
+    // --- end phase 1
+
+    // --- rules (A): absent in a game made for the deal only (C++ tests); apply() refuses
+    // every action of such a game (num_actions is 0)
+    if (nodes.empty() && card_effects.empty() && num_actions == 0) return;
     const auto c = static_cast<size_t>(num_cards);
-    need_size("is_best_friend", is_best_friend.size(), c);
-    need_size("card_board", card_board.size(), c);
-    need_size("seat_board", seat_board.size(), static_cast<size_t>(num_players));
-    // --- apply path (A)
     for (size_t i = 0; i < nodes.size(); ++i) {
         const EffectNode& n = nodes[i];
         const auto here = static_cast<int32_t>(i);
@@ -89,10 +106,12 @@ void Game::validate() const {
         offset += static_cast<int32_t>(RANGE_SIZE[r] < 0 ? num_cards : RANGE_SIZE[r]);
     }
     if (num_actions != offset) bad("num_actions", "differs from actions.RANGES");
+    // --- end rules (A)
 }
 
-void Game::build() {
-    validate();
+void Game::build_rules() {
+    if (rules_built) return;
+    validate_rules();
     // handlers.on_use_diy runs (ATOM, ADVANCE, 1): DIY's Advance Fort at one more resource
     diy_effect = static_cast<int32_t>(nodes.size());
     nodes.push_back(EffectNode{static_cast<int32_t>(E_ATOM), static_cast<int32_t>(V_ADVANCE), 1, 0});
@@ -139,6 +158,7 @@ void Game::build() {
             action_index[a] = a - action_start[r];
         }
     }
+    rules_built = true;
 }
 
 }  // namespace fort

@@ -90,6 +90,8 @@ bool decision_offers(int64_t kind, int range) {
             return range == R_ROUGH_HOUSE || range == R_PASS;
         case K_DO_OVER:
             return range == R_DO_OVER || range == R_PASS;
+        case K_STOP_OR_CONTINUE:
+            return range == R_STOP_ACTION || range == R_CONTINUE_ACTION;
         case K_DRAFT:
             return range == R_DRAFT_CARD;
         default:  // K_TERMINAL, or a bad kind
@@ -404,9 +406,25 @@ void on_draft_card(State& state, int p, int c, int kind) {
             state.owner[card] = static_cast<int8_t>((state.owner[card] + 1) % n);
     state.ctx[C_DRAFT_ROUND] += 1;
     if (state.ctx[C_DRAFT_ROUND] >= STARTING_KIDS)
-        finish_setup(state);
+        finish_setup(state, *state.game);
     else
         set_decision(state, K_DRAFT, first);
+}
+
+// handlers.on_stop_action: R3: end the action used partially here; the rest of its steps are
+// not done.
+void on_stop_action(State& state, int p, int i, int kind) {
+    (void)p, (void)i, (void)kind;
+    state.ctx[C_PC] = state.ctx[C_PROGRAM_LENGTH];
+    run_program(state);
+}
+
+// handlers.on_continue_action: R3: go on with the action used partially: its next step is
+// carried out.
+void on_continue_action(State& state, int p, int i, int kind) {
+    (void)p, (void)i, (void)kind;
+    state.ctx[C_CONTINUE_PC] = state.ctx[C_PC];
+    run_program(state);
 }
 
 // handlers.HANDLERS, in actions.RANGES order
@@ -438,6 +456,8 @@ const Handler HANDLERS[NUM_RANGES] = {
     on_rough_house,       // R_ROUGH_HOUSE
     on_do_over,           // R_DO_OVER
     on_draft_card,        // R_DRAFT_CARD
+    on_stop_action,       // R_STOP_ACTION
+    on_continue_action,   // R_CONTINUE_ACTION
 };
 
 }  // namespace fort

@@ -60,6 +60,7 @@ void load_program(State& state, int32_t effect, int p, int side, bool full, cons
     state.ctx[C_CONVERT_FROM] = -1;
     state.ctx[C_REWARD] = 0;
     state.ctx[C_COPIED] = 0;
+    state.ctx[C_CONTINUE_PC] = -1;
     if (full && n == 0)  // a blank (or x 0) action cannot be used fully (p.7 FAQ)
         state.ctx[C_PROGRAM_FAILED] = 1;
 }
@@ -150,6 +151,10 @@ void run_program(State& state) {
             state.ctx[C_PC] = pc + 1;  // as far as it goes: skip what cannot be done
             continue;
         }
+        if (!full && state.ctx[C_CONTINUE_PC] != pc && may_stop_before(state, pc)) {
+            set_decision(state, K_STOP_OR_CONTINUE, p);  // R3: stop here, or go on
+            return;
+        }
         const int decision = choice_needed(state, p, verb, arg);
         const bool paying = state.ctx[C_PAY_TOYS] + state.ctx[C_PAY_PIZZA] +
                                 state.ctx[C_PAY_EITHER] > 0;
@@ -162,6 +167,63 @@ void run_program(State& state) {
         do_atom(state, p, verb, arg);
         step_done(state);
     }
+}
+
+// program.may_stop_before: whether the leader may stop the action used partially before step
+// pc, a step that can be done now (p.6; docs/rules.md R3): in the leader's own play, outside
+// the legality probes, once a step of the action was done; not where the right side of a
+// "then" already begun is still ahead (p.14), nor when a card added counts only for this
+// action (p.7).
+bool may_stop_before(const State& state, int pc) {
+    if (state.ctx[C_STAGE] != ST_ACTION || state.ctx[C_BOTH_FULL]) return false;
+    const auto& done = state.done;
+    if (std::none_of(done.begin(), done.begin() + pc, [](int8_t d) { return d != 0; }))
+        return false;
+    const auto n = static_cast<int>(state.ctx[C_PROGRAM_LENGTH]);
+    for (int k = pc; k < n; ++k) {
+        const int lo = state.prog[static_cast<size_t>(k) * PROG_COLUMNS + 2];
+        const int hi = state.prog[static_cast<size_t>(k) * PROG_COLUMNS + 3];
+        if (lo >= 0 && lo < pc &&
+            std::any_of(done.begin() + lo, done.begin() + std::min(hi, pc),
+                        [](int8_t d) { return d != 0; }))
+            return false;  // the right side of a "then" already begun is still to come
+    }
+    return !added_only_for_this_action(state);
+}
+
+// program.added_only_for_this_action: whether a card added to the play (from hand or
+// Lookout) has no suit counted by the action used fully, so that only the running (partial)
+// action justifies it (p.7).
+bool added_only_for_this_action(const State& state) {
+    const Game& game = *state.game;
+    const auto played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
+    const int64_t mode = state.ctx[C_MODE];
+    if (played < 0 || played >= game.num_cards || mode < 0 || mode >= NUM_MODES)
+        throw std::logic_error("added_only_for_this_action outside a play");
+    const auto full_side = static_cast<int>(MODE_PLAN[mode][2]);
+    // counted[s + 1]: suit s (or -1, an undeclared "any one suit", as Python's set holds it)
+    bool counted[NUM_SUITS + 1] = {};
+    const auto mark_suit = [&](int64_t s) {
+        if (s >= -1 && s < NUM_SUITS) counted[s + 1] = true;
+    };
+    for (const Mult& m : mults(game, game.effect(played, full_side))) {
+        if (m.mult == MULT_SUIT)
+            mark_suit(m.arg);
+        else if (m.mult == MULT_ANY_SUIT)
+            mark_suit(state.ctx[full_side == PUBLIC ? C_ANY_SUIT_PUBLIC : C_ANY_SUIT_PRIVATE]);
+    }
+    for (int c = 0; c < state.num_cards; ++c) {
+        if (!state.mark[c]) continue;
+        bool any = false;
+        for (int k = 0; k < 2; ++k) {
+            const int s = game.suit_lists[2 * c + k];
+            if (s < 0) continue;
+            const int t = s == COIN ? state.coin_as[c] : s;
+            any = any || (t >= -1 && t < NUM_SUITS && counted[t + 1]);
+        }
+        if (!any) return true;
+    }
+    return false;
 }
 
 // program.step_done

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,8 +51,9 @@ void test_rng_vectors() {
 }
 
 // A small card set: `park` Park cards, then two Best Friends on each of 4 boards.
-fort::GameTables small_game(int num_players, bool advanced, int park) {
-    fort::GameTables g;
+std::shared_ptr<const fort::Game> small_game(int num_players, bool advanced, int park) {
+    auto gp = std::make_shared<fort::Game>();
+    fort::Game& g = *gp;
     g.num_players = num_players;
     g.advanced = advanced;
     for (int i = 0; i < park; ++i) {
@@ -67,7 +69,7 @@ fort::GameTables small_game(int num_players, bool advanced, int park) {
     for (int p = 0; p < num_players; ++p) g.seat_board.push_back(p);
     g.num_cards = static_cast<int>(g.is_best_friend.size());
     g.validate();
-    return g;
+    return gp;
 }
 
 int count(const fort::State& s, int zone, int owner) {

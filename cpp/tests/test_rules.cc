@@ -3,7 +3,9 @@
 // in Python for the same trees and counts), advance_cost (R25), the checks of Game::validate
 // and the tables Game::build derives. tests/differential/test_apply.py compares whole games
 // with the Python engine.
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,7 +13,9 @@
 #include "fort/base.h"
 #include "fort/constants.h"
 #include "fort/game.h"
+#include "fort/handlers.h"
 #include "fort/program.h"
+#include "fort/state.h"
 
 namespace {
 
@@ -93,7 +97,7 @@ void test_unroll() {
     // advance(-1) -> score x 0
     const int zero = t.then(t.atom(V_ADVANCE, -1), t.repeat(t.atom(V_SCORE), MULT_CONST, 0));
     finish(t.game, lefty, twice);
-    t.game.build();
+    t.game.build_rules();
     const Game& g = t.game;
     check(unrolled(g, lefty, {}) == Rows{{0, 0, -1, -1}, {0, 1, 0, 1}}, "unroll lefty");
     check(unrolled(g, twice, {2}) ==
@@ -206,12 +210,94 @@ void test_validate() {
     check(rejects(g, "kind"), "a short table is refused");
 }
 
+// A state of a 2-card game whose card 0's public action is `pub0`, seat 0 running it in the
+// probe stage (program_done then only marks the stage), its Stuff as given.
+struct Running {
+    std::shared_ptr<fort::Game> game;
+    fort::State state;
+};
+
+Running running(Trees& t, int pub0, bool full, int pizza, int toys) {
+    using namespace fort;
+    finish(t.game, pub0, -1);
+    auto g = std::make_shared<Game>(t.game);
+    g->build_rules();
+    Running r{g, empty_state(g)};
+    State& s = r.state;
+    s.player(0, P_STUFF_PIZZA) = static_cast<int16_t>(pizza);
+    s.player(0, P_STUFF_TOYS) = static_cast<int16_t>(toys);
+    std::fill(s.rule_loc.begin(), s.rule_loc.end(), static_cast<int8_t>(IN_BOX));
+    s.rule_loc[3] = IN_STACK;
+    std::fill(s.perk_loc.begin(), s.perk_loc.end(), static_cast<int8_t>(IN_BOX));
+    s.ctx[C_PLAYED_CARD] = 0;
+    s.ctx[C_STAGE] = ST_PROBE;
+    load_program(s, g->effect(0, PUBLIC), 0, PUBLIC, full, s.play_suits.data(), -1);
+    run_program(s);
+    return r;
+}
+
+// program.run_program: "as far as it goes", "then", used fully, paying and the reward
+void test_run_program() {
+    using namespace fort;
+    {  // a full Stuff of pizza: the gather is skipped, so is the "then" after it
+        Trees t;
+        const int e = t.then(t.atom(V_GATHER, 0), t.atom(V_GATHER, 1));
+        Running r = running(t, e, false, 4, 0);
+        check(r.state.ctx[C_STAGE] == ST_PROBE_DONE && r.state.player(0, P_STUFF_TOYS) == 0,
+              "a step that cannot be done is skipped, and the 'then' after it");
+        check(r.state.ctx[C_SERIAL] == 1, "the probe's program_done counts a play");
+    }
+    {  // the same used fully fails
+        Trees t;
+        const int e = t.then(t.atom(V_GATHER, 0), t.atom(V_GATHER, 1));
+        Running r = running(t, e, true, 4, 0);
+        check(r.state.ctx[C_PROGRAM_FAILED] == 1 && r.state.ctx[C_STAGE] == ST_PROBE,
+              "an action used fully fails where a step cannot be done");
+    }
+    {  // gather twice, then score
+        Trees t;
+        const int e = t.then(t.repeat(t.atom(V_GATHER, 1), MULT_CONST, 2), t.atom(V_SCORE));
+        Running r = running(t, e, false, 0, 3);
+        check(r.state.player(0, P_STUFF_TOYS) == 4 && r.state.player(0, P_SCORE) == 1 &&
+                  r.state.ctx[C_PROGRAM_FAILED] == 0,
+              "gather stops at the Stuff's capacity; the 'then' after one done goes on");
+        Running f = running(t, e, true, 0, 3);
+        check(f.state.ctx[C_PROGRAM_FAILED] == 1 && f.state.player(0, P_SCORE) == 0,
+              "used fully, the second gather cannot be done: failed");
+    }
+    {  // advance: PAY decisions, then the level and its reward
+        Trees t;
+        const int e = t.atom(V_ADVANCE, 0);
+        Running r = running(t, e, true, 1, 1);
+        State& s = r.state;
+        check(s.ctx[C_DECISION] == K_PAY && s.ctx[C_ACTOR] == 0 && s.ctx[C_PAY_TOYS] == 1 &&
+                  s.ctx[C_PAY_PIZZA] == 1,
+              "advance asks for the payment");
+        apply(s, static_cast<int>(r.game->action_start[R_PAY] + 0));  // toys from Stuff
+        check(s.ctx[C_PAY_TOYS] == 0 && s.player(0, P_STUFF_TOYS) == 0, "a toy paid");
+        apply(s, static_cast<int>(r.game->action_start[R_PAY] + 2));  // pizza from Stuff
+        check(s.player(0, P_FORT_LEVEL) == 1 && s.ctx[C_REWARD] == REWARD_RULE &&
+                  s.ctx[C_DECISION] == K_PICK_RULE,
+              "Level 1 and its made-up rule to pick");
+        apply(s, static_cast<int>(r.game->action_start[R_PICK_RULE] + 3));
+        check(s.rule_loc[3] == 0 && s.ctx[C_STAGE] == ST_PROBE_DONE, "the rule picked");
+        bool threw = false;
+        try {
+            apply(s, static_cast<int>(r.game->action_start[R_MODE]));
+        } catch (const std::invalid_argument&) {
+            threw = true;
+        }
+        check(threw, "an action of a range the decision does not offer is refused");
+    }
+}
+
 }  // namespace
 
 int main() {
     test_unroll();
     test_advance_cost();
     test_validate();
+    test_run_program();
     std::printf("%d checks, %d failures\n", checks, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -28,6 +28,7 @@ import pytest
 
 from fort_env import FortGame, cpp_backend
 from fort_env.core import FortState
+from fort_env.decisions import DecisionKind
 from fort_env.rules import handlers, legality
 from fort_env.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
 
@@ -58,19 +59,20 @@ def arrays(state: FortState) -> dict[str, np.ndarray]:
     return out
 
 
-class CppState:
-    """A C++ state of ``game`` (provisional: arrays through the arrays-in/arrays-out hook)."""
-
-    def __init__(self, g: FortGame, source: dict[str, np.ndarray]) -> None:
-        self.game = g
-        self.tables = {**cpp_backend.game_tables(g), **cpp_backend._apply_path_tables(g)}
-        self.arrays = {k: v.copy() for k, v in source.items()}
-
-    def apply_unchecked(self, a: int, end_check: bool = False) -> None:
-        self.arrays = core()._apply_arrays(self.tables, self.arrays, [a], end_check)
+def cpp_state(g: FortGame, source: dict[str, np.ndarray]) -> Any:
+    """A ``_core.State`` of ``g`` holding copies of ``source`` (arrays as ``arrays`` gives)."""
+    return core().State.from_arrays(cpp_backend.core_game(g), source)
 
 
-def assert_equal(got: dict[str, np.ndarray], want: dict[str, np.ndarray], where: str) -> None:
+def cpp_arrays(state: Any) -> dict[str, np.ndarray]:
+    """Zero-copy views of every array of a ``_core.State`` and its ``ctx``."""
+    out = {name: state.array(name) for name in ARRAYS}
+    out["ctx"] = state.ctx_view()
+    return out
+
+
+def assert_equal(cpp: Any, want: dict[str, np.ndarray], where: str) -> None:
+    got = cpp_arrays(cpp)
     for name, expected in want.items():
         actual = got[name]
         if not np.array_equal(actual, expected):
@@ -86,18 +88,75 @@ def assert_equal(got: dict[str, np.ndarray], want: dict[str, np.ndarray], where:
 def test_random_games_step_alike(n: int, setup: str) -> None:
     """A C++ state plays a whole game alongside the Python one, equal after every action."""
     g = game(n, setup)
+    kinds: set[int] = set()
     for seed in range(GAMES_PER_CONFIG):
         py = g.new_initial_state(seed)
-        cpp = CppState(g, arrays(py))
+        cpp = core().deal(cpp_backend.core_game(g), seed)
+        assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed}: the deal")
+        rng = random.Random(seed)
+        steps = 0
+        while not py.is_terminal():
+            kinds.add(py.decision_kind)
+            a = rng.choice(py.legal_actions())
+            py.apply_action(a)  # handlers.apply, then flow.check_end
+            core().apply_unchecked(cpp, a)
+            core().check_end(cpp)
+            steps += 1
+            assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed} step {steps}")
+        assert steps > 50
+    # the decisions of a play, the followers' round, the rewards, R3's stop-or-continue
+    assert {int(k) for k in DecisionKind} - kinds <= {
+        DecisionKind.TERMINAL,
+        DecisionKind.DRAFT if setup == "basic" else -1,
+        DecisionKind.FOLLOW_SECOND,
+        DecisionKind.BIRTHDAY,
+        DecisionKind.ROUGH_HOUSING,
+        DecisionKind.DO_OVER,
+        DecisionKind.ADD_COIN,
+    }, sorted(kinds)
+
+
+def boosted(g: FortGame, seed: int) -> FortState:
+    """A fresh game of ``g`` with every seat at Fort Level 1-4, resources in Stuff and Pack,
+    perks handed out at random (any of the 9, some to nobody) and the macaroni sculpture
+    perhaps taken: the rarer paths (every perk, Level 5 twice, full Stuff and Packs) come
+    within a few turns of random play."""
+    from fort_env.constants import IN_BOX, IN_STACK, PERKS, XXL
+    from fort_env.state_arrays import C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_STUFF_P
+
+    s = g.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    n = g.num_players
+    for perk in range(len(PERKS)):
+        s.perk_loc[perk] = rng.choice([IN_STACK, IN_BOX, *range(n), *range(n)])
+    for p in range(n):
+        level = int(rng.integers(1, 5) if seed % 2 else rng.integers(0, 3))
+        s.players[p, P_LEVEL] = level
+        s.players[p, P_STUFF_P : P_STUFF_P + 2] = rng.integers(0, 5, size=2)
+        room = level + 1 + (2 if s.perk_loc[XXL] == p else 0)
+        pizza = int(rng.integers(0, room + 1))
+        s.players[p, P_PACK_P] = pizza
+        s.players[p, P_PACK_T] = int(rng.integers(0, room - pizza + 1))
+    s.ctx[C_SCULPTURE] = int(rng.choice([-1, -1, *range(n)]))
+    return s
+
+
+@pytest.mark.parametrize(("n", "setup"), CONFIGS)
+def test_boosted_games_step_alike(n: int, setup: str) -> None:
+    """Games from boosted positions (``boosted``), the C++ state stepping on its own."""
+    g = game(n, setup)
+    for seed in range(8):
+        py = boosted(g, 500 + seed)
+        cpp = cpp_state(g, arrays(py))
         rng = random.Random(seed)
         steps = 0
         while not py.is_terminal():
             a = rng.choice(py.legal_actions())
-            py.apply_action(a)  # handlers.apply, then flow.check_end
-            cpp.apply_unchecked(a, end_check=True)
+            py.apply_action(a)
+            core().apply_unchecked(cpp, a)
+            core().check_end(cpp)
             steps += 1
-            assert_equal(cpp.arrays, arrays(py), f"{n}p {setup} seed {seed} step {steps}")
-        assert steps > 50
+            assert_equal(cpp, arrays(py), f"boosted {n}p {setup} seed {seed} step {steps}")
 
 
 @contextmanager
@@ -108,10 +167,10 @@ def mirrored_apply(calls: list[int]) -> Iterator[None]:
     def apply(state: FortState, a: int) -> None:
         before = arrays(state)
         original(state, a)
-        cpp = CppState(state.game, before)
-        cpp.apply_unchecked(a)
+        cpp = cpp_state(state.game, before)
+        core().apply_unchecked(cpp, a)
         calls.append(int(before["ctx"][C_STAGE]))
-        assert_equal(cpp.arrays, arrays(state), f"action {a} at stage {calls[-1]}")
+        assert_equal(cpp, arrays(state), f"action {a} at stage {calls[-1]}")
 
     handlers.apply = apply
     try:
@@ -122,12 +181,13 @@ def mirrored_apply(calls: list[int]) -> Iterator[None]:
 
 @pytest.mark.parametrize(("n", "setup"), CONFIGS)
 def test_every_apply_of_the_engine_is_mirrored(n: int, setup: str) -> None:
-    """The search's and the witness probes' applications too (probe stages, both-full)."""
+    """The search's and the witness probes' applications too (probe stages, both-full), in
+    two plain and two boosted games per setup."""
     g = game(n, setup)
     stages: list[int] = []
     with mirrored_apply(stages):
-        for seed in range(3):
-            s = g.new_initial_state(1000 + seed)
+        for seed in range(4):
+            s = g.new_initial_state(1000 + seed) if seed < 2 else boosted(g, 1000 + seed)
             rng = random.Random(seed)
             while not s.is_terminal():
                 s.apply_action(rng.choice(s.legal_actions()))
@@ -150,9 +210,69 @@ def test_every_locally_legal_action(n: int, setup: str) -> None:
             for a in legality.raw_legal(s):
                 py = s.clone()
                 handlers.apply(py, a)
-                cpp = CppState(g, before)
-                cpp.apply_unchecked(a)
-                assert_equal(cpp.arrays, arrays(py), f"raw action {a}")
+                cpp = cpp_state(g, before)
+                core().apply_unchecked(cpp, a)
+                assert_equal(cpp, arrays(py), f"raw action {a}")
                 checked += 1
             s.apply_action(rng.choice(s.legal_actions()))
     assert checked > 1000
+
+
+def test_bad_actions_raise_and_leave_the_state_unchanged() -> None:
+    g = game(3, "basic")
+    L = g.layout
+    state = core().deal(cpp_backend.core_game(g), 7)
+    before = {k: v.copy() for k, v in cpp_arrays(state).items()}
+    for bad, error in (
+        (-1, IndexError),
+        (g.num_distinct_actions, IndexError),
+        (2**70, IndexError),
+        (L.MODE, ValueError),  # a range the PLAY decision does not offer
+        (L.PASS, ValueError),
+        (True, TypeError),
+        (1.0, TypeError),
+        ("3", TypeError),
+    ):
+        with pytest.raises(error):
+            core().apply_unchecked(state, bad)
+        assert_equal(state, before, f"after the bad action {bad!r}")
+    core().apply_unchecked(state, np.int64(L.SKIP_PLAY))  # numpy ints are ints
+
+
+def test_a_finished_game_refuses_every_action() -> None:
+    g = game(2, "basic")
+    py = g.new_initial_state(11)
+    rng = random.Random(0)
+    while not py.is_terminal():
+        py.apply_action(rng.choice(py.legal_actions()))
+    state = cpp_state(g, arrays(py))
+    for a in (0, g.layout.PASS, g.num_distinct_actions - 1):
+        with pytest.raises(IndexError, match="over"):
+            core().apply_unchecked(state, a)
+    assert_equal(state, arrays(py), "a finished game")
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["score", "level", "empty_park_deck", "nothing", "already"],
+)
+def test_check_end_matches_python(change: str) -> None:
+    from fort_env.constants import PARK_DECK, TRASH
+    from fort_env.rules import flow
+    from fort_env.state_arrays import C_END, P_LEVEL, P_SCORE
+
+    g = game(4, "basic")
+    py = g.new_initial_state(5)
+    if change == "score":
+        py.players[2, P_SCORE] = 25
+    elif change == "level":
+        py.players[1, P_LEVEL] = 5
+    elif change == "empty_park_deck":
+        py.zone[py.zone == PARK_DECK] = TRASH
+    elif change == "already":
+        py.ctx[C_END] = 1
+    state = cpp_state(g, arrays(py))
+    flow.check_end(py)
+    core().check_end(state)
+    assert_equal(state, arrays(py), f"check_end after {change}")
+    assert py.ctx[C_END] == (change != "nothing")

@@ -121,10 +121,10 @@ def test_malformed_tables_raise_value_error() -> None:
     t = dict(cpp_backend.game_tables(game(2, "basic")))
     t["card_board"] = t["card_board"][:-1]
     with pytest.raises(ValueError, match="num_cards entries"):
-        core().deal(0, None, **t)
+        core().Game(**t)
     t = dict(cpp_backend.game_tables(game(2, "basic")), num_players=5)
-    with pytest.raises(ValueError, match="num_players must be 2, 3 or 4"):
-        core().deal(0, None, **t)
+    with pytest.raises(ValueError, match="num_players must be an int in \\[2, 4\\]"):
+        core().Game(**t)
 
 
 # --------------------------------------------------------------------------- the generator

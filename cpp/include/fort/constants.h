@@ -104,8 +104,9 @@ inline constexpr int64_t C_DRAFT_ROUND = 34;
 inline constexpr int64_t C_SCULPTURE = 35;
 inline constexpr int64_t C_COPIED = 36;
 inline constexpr int64_t C_BOTH_FULL = 37;
-inline constexpr int64_t NUM_CTX = 38;
-inline constexpr int64_t CTX_DEFAULT[NUM_CTX] = {0, 0, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, -1, -1, 0, -1, -1, -1, -1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, 0, 0, -1, 0, 0};
+inline constexpr int64_t C_CONTINUE_PC = 38;
+inline constexpr int64_t NUM_CTX = 39;
+inline constexpr int64_t CTX_DEFAULT[NUM_CTX] = {0, 0, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, -1, -1, 0, -1, -1, -1, -1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, 0, 0, -1, 0, 0, -1};
 
 // fort_env/state_arrays.py: columns of `players` (PLAYER_FIELDS)
 inline constexpr int64_t P_STUFF_PIZZA = 0;
@@ -145,7 +146,8 @@ inline constexpr int64_t K_DO_OVER = 21;
 inline constexpr int64_t K_BIRTHDAY = 22;
 inline constexpr int64_t K_TERMINAL = 23;
 inline constexpr int64_t K_ROUGH_HOUSING = 24;
-inline constexpr int64_t NUM_DECISION_KINDS = 25;
+inline constexpr int64_t K_STOP_OR_CONTINUE = 25;
+inline constexpr int64_t NUM_DECISION_KINDS = 26;
 
 // fort_env/stages.py: stages of a turn
 inline constexpr int64_t ST_DRAFT = 0;
@@ -236,8 +238,10 @@ inline constexpr int64_t R_PASS = 23;
 inline constexpr int64_t R_ROUGH_HOUSE = 24;
 inline constexpr int64_t R_DO_OVER = 25;
 inline constexpr int64_t R_DRAFT_CARD = 26;
-inline constexpr int64_t NUM_RANGES = 27;
-inline constexpr int64_t RANGE_SIZE[NUM_RANGES] = {-1, 1, 1, -1, 7, 6, -1, 1, 2, 4, -1, 1, -1, -1, 1, 4, 4, -1, 3, 4, 11, 9, -1, 1, 1, 1, -1};
+inline constexpr int64_t R_STOP_ACTION = 27;
+inline constexpr int64_t R_CONTINUE_ACTION = 28;
+inline constexpr int64_t NUM_RANGES = 29;
+inline constexpr int64_t RANGE_SIZE[NUM_RANGES] = {-1, 1, 1, -1, 7, 6, -1, 1, 2, 4, -1, 1, -1, -1, 1, 4, 4, -1, 3, 4, 11, 9, -1, 1, 1, 1, -1, 1, 1};
 
 // fort_env/rules/base.py: the rules' internal flags and step statuses
 inline constexpr int64_t BOTH_FULL_TAIL = 2;
@@ -310,7 +314,7 @@ inline constexpr int64_t OBS_END_TRIGGERED = 40;
 inline constexpr int64_t OBS_SEATS = 41;
 inline constexpr int64_t NUM_OBS_SLICES = 42;
 inline constexpr int64_t OBS_SLICE_CARDS[NUM_OBS_SLICES] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-inline constexpr int64_t OBS_SLICE_FIXED[NUM_OBS_SLICES] = {25, 4, 4, 4, 0, 6, 3, 7, 14, 4, 2, 3, 0, 0, 0, 0, 0, 11, 11, 0, 0, 0, 0, 0, 0, 0, 0, 21, 16, 24, 4, 20, 4, 36, 9, 9, 5, 4, 1, 1, 1, 4};
+inline constexpr int64_t OBS_SLICE_FIXED[NUM_OBS_SLICES] = {26, 4, 4, 4, 0, 6, 3, 7, 14, 4, 2, 3, 0, 0, 0, 0, 0, 11, 11, 0, 0, 0, 0, 0, 0, 0, 0, 21, 16, 24, 4, 20, 4, 36, 9, 9, 5, 4, 1, 1, 1, 4};
 inline constexpr int64_t OBS_CARD_SLICE[NUM_ZONES][MAX_PLAYERS + 1] = {{-1, -1, -1, -1, -1}, {23, 23, 23, 23, 23}, {12, -1, -1, -1, -1}, {13, -1, -1, -1, -1}, {14, 26, 26, 26, -1}, {15, 25, 25, 25, -1}, {16, -1, -1, -1, -1}, {21, 21, 21, 21, 21}, {22, 22, 22, 22, 22}, {24, 24, 24, 24, 24}, {19, -1, -1, -1, -1}, {20, -1, -1, -1, -1}, {-1, -1, -1, -1, -1}};
 inline constexpr int64_t OBS_CARD_BLOCK[NUM_ZONES][MAX_PLAYERS + 1] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 1, 2, 0}, {0, 0, 1, 2, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
 inline constexpr int64_t OBS_PILE_ZONES[5] = {2, 3, 4, 5, 6};

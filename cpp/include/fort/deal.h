@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "fort/rng.h"
 #include "fort/state.h"
@@ -11,10 +12,10 @@ namespace fort {
 // deal.new_state: the initial state of seed `seed` (in [0, SEED_LIMIT)); first_player < 0
 // draws the first seat. The caller has checked seed and first_player (bindings do, with the
 // Python engine's errors); the game must be validate()d.
-State new_state(const GameTables& game, uint64_t seed, int first_player);
+State new_state(std::shared_ptr<const Game> game, uint64_t seed, int first_player);
 
 // Steps 10-11: each shuffles kids + Best Friends into a deck and draws 5; then the first turn.
-void finish_setup(State& state);
+void finish_setup(State& state, const Game& game);
 
 // The generator of the next random event, keyed by (seed, events so far); counts the event.
 EventRng event_rng(State& state);

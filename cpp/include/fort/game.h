@@ -1,7 +1,11 @@
-// The game's static facts: the C++ twin of fort_env/game.py (GameFacts) and the parts of
-// fort_env/core.py's FortGame the rules read. Python compiles the card files and hands flat
-// tables over (fort_env/cpp_backend.py: game_tables); C++ parses no text. Immutable once
-// built: states share it through State::game (a shared_ptr<const Game>).
+// The game's facts: the C++ twin of fort_env/game.py (GameFacts) and core.FortGame. Python
+// flattens them (fort_env/cpp_backend.py: game_tables) and hands them over as numpy arrays and
+// ints; C++ parses no text and checks every table at the boundary (validate()). One Game is
+// shared, read-only, by every State of that game (State::game).
+//
+// Owner: A (rules). B and C add their fields in their own marked blocks below (and the
+// matching checks in src/game.cc, and the loaders load_game_mask / load_game_views in their
+// *_bind.cc; see cpp/bindings/bind_common.h).
 #pragma once
 
 #include <array>
@@ -64,15 +68,16 @@ inline Cost advance_cost(const FortStep& step, int modifier) {
 }
 
 struct Game {
-    // --- deal (phase 1): players, setup, which cards are Best Friends and of which board
+    // --- phase 1 (the deal)
     int num_players = 0;
     bool advanced = false;                // setup: "basic" (false) or "advanced" (true)
     int num_cards = 0;
     std::vector<uint8_t> is_best_friend;  // per card: a Best Friend (marked B)
     std::vector<int32_t> card_board;      // per card: index into the card set's boards, -1
     std::vector<int32_t> seat_board;      // per seat: index of the board it plays
+    // --- end phase 1
 
-    // --- apply path (A): the card programs and the facts the rules read
+    // --- rules (A): the card programs and the facts the apply path reads
     // Effect trees, flattened (cpp_backend._apply_path_tables); an effect is named by the
     // index of its root node, -1 for a blank action.
     std::vector<EffectNode> nodes;
@@ -84,7 +89,8 @@ struct Game {
     std::array<int32_t, MAX_FORT_LEVEL + 1> level_points{};  // points of Fort Level 0..5
     std::array<int32_t, NUM_RANGES> action_start{};  // ActionLayout: start of each range
     int num_actions = 0;                   // ActionLayout.num_actions
-    // Derived by build() (as GameFacts.__init__ and FortGame do in Python):
+    // Derived by build_rules() (as GameFacts.__init__ and FortGame do in Python):
+    bool rules_built = false;
     int32_t diy_effect = -1;               // handlers.on_use_diy's (ATOM, ADVANCE, 1)
     std::vector<std::vector<Mult>> node_mults;  // per node: cards.multipliers(node)
     std::vector<int32_t> node_atoms;       // per node: steps of unroll(node, no counts) if
@@ -98,13 +104,20 @@ struct Game {
     // The root of card `c`'s public (side 0) or private (side 1) action, -1 if blank.
     int32_t effect(int c, int side) const { return card_effects[2 * c + side]; }
 
-    // Checks every table's size and range; throws std::invalid_argument naming the table.
-    void validate() const;
-    // validate(), then fill the derived tables (diy_effect appended to nodes). Call once.
-    void build();
+    // Checks the phase-1 and rules (A) tables; throws std::invalid_argument naming the table.
+    void validate_rules() const;
+    // validate_rules(), then fill the derived tables (the DIY node appended to nodes). Called
+    // once the rules' tables are loaded (rules_bind.cc: load_game_rules); a second call does
+    // nothing.
+    void build_rules();
+    // --- end rules (A)
 
-    // --- views (C): observation, scoring, hidden (fort_env/observation.py, scoring.py,
-    // hidden.py); filled from game_tables' "views (C)" block, then build_views().
+    // --- mask path (B)
+    // --- end mask path (B)
+
+    // --- views (C)
+    // observation, scoring, hidden (fort_env/observation.py, scoring.py, hidden.py); filled
+    // from game_tables' "views (C)" block by load_game_views, then build_views().
     std::vector<int32_t> suit_class;        // per card: smallest id with the same suits
                                             // (hidden.suit_class)
     std::vector<int32_t> printed_advances;  // per card: Advance Fort steps printed on its
@@ -114,6 +127,10 @@ struct Game {
     // Checks the views' tables (and suit_counts' size); fills obs_offset (observation.cc).
     // Throws std::invalid_argument naming the table.
     void build_views();
+    // --- end views (C)
+
+    // Checks sizes and ranges of every table; throws std::invalid_argument naming the table.
+    void validate() const;
 };
 
 }  // namespace fort

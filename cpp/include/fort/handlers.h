@@ -56,6 +56,8 @@ void on_pass(State& state, int p, int i, int kind);
 void on_rough_house(State& state, int p, int i, int kind);
 void on_do_over(State& state, int p, int i, int kind);
 void on_draft_card(State& state, int p, int c, int kind);
+void on_stop_action(State& state, int p, int i, int kind);
+void on_continue_action(State& state, int p, int i, int kind);
 
 // handlers.HANDLERS: action range (R_*) -> its handler.
 extern const Handler HANDLERS[NUM_RANGES];

@@ -1,7 +1,8 @@
 // The action-program interpreter: the C++ twin of fort_env/rules/program.py. An action is
 // unrolled into steps (verb, arg, req_lo, req_hi) with its multipliers counted when it starts
 // (docs/rules.md R5), then carried out step by step until one needs a choice ("then" chains
-// and "as far as it goes", p.6-7, p.14).
+// and the other action used partially: skipping what cannot be done, and stopped after any
+// step if the leader chooses, p.6-7, p.14, docs/rules.md R3).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,10 @@ int unroll(const Game& game, int32_t effect, const int* counts, int16_t* rows);
 
 // program.run_program: carry out steps until one needs a choice, or the action ends.
 void run_program(State& state);
+// program.may_stop_before: the leader may stop the partial action before step pc (R3).
+bool may_stop_before(const State& state, int pc);
+// program.added_only_for_this_action (p.7, R3)
+bool added_only_for_this_action(const State& state);
 // program.step_done
 void step_done(State& state);
 // program.program_done

@@ -13,22 +13,8 @@
 
 namespace fort {
 
-// Static facts the rules read, handed over by Python (fort_env/game.py compiles the card
-// files; C++ parses no text). Per-card vectors have num_cards entries.
-struct GameTables {
-    int num_players = 0;
-    bool advanced = false;                // setup: "basic" (false) or "advanced" (true)
-    int num_cards = 0;
-    std::vector<uint8_t> is_best_friend;  // per card: a Best Friend (marked B)
-    std::vector<int32_t> card_board;      // per card: index into the card set's boards, -1
-    std::vector<int32_t> seat_board;      // per seat: index of the board it plays
-
-    // Checks sizes and ranges; throws std::invalid_argument naming the problem.
-    void validate() const;
-};
-
 struct State {
-    std::shared_ptr<const Game> game;  // the game's facts, shared by every state of the game
+    std::shared_ptr<const Game> game;  // the facts, shared by every state of the game
     int num_cards = 0;
     int num_players = 0;
     std::vector<int8_t> zone;        // (num_cards,) zone code (Z_*)
@@ -45,10 +31,13 @@ struct State {
     std::array<int64_t, NUM_CTX> ctx{};
 
     int16_t& player(int seat, int64_t field) { return players[seat * NUM_PLAYER_FIELDS + field]; }
-    int16_t player(int seat, int64_t field) const { return players[seat * NUM_PLAYER_FIELDS + field]; }
+    int16_t player(int seat, int64_t field) const {
+        return players[seat * NUM_PLAYER_FIELDS + field];
+    }
 };
 
-// StateArrays.empty: zeros, owner and coin_as -1, ctx at its defaults.
-State empty_state(const GameTables& game);
+// StateArrays.empty: zeros, owner and coin_as -1, ctx at its defaults; holds `game`, which
+// must be validate()d and not null.
+State empty_state(std::shared_ptr<const Game> game);
 
 }  // namespace fort
