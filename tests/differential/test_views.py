@@ -211,3 +211,32 @@ def test_observation_checks_the_buffer(cs: Any) -> None:
     ok = np.empty(size, np.float32)
     core().observation(cs, np.int8(1), ok)  # numpy integers are seats
     assert np.array_equal(ok, game(2, "basic").new_initial_state(0).observation_tensor(1))
+
+
+# --------------------------------------------------------------- re-deals of built positions
+def _built(**kw: Any) -> FortState:
+    from ..scenario import build
+
+    base = {"hands": {0: ["Doc", "Wart"], 1: ["Rusty", "Crash"]}, "level": {0: 1, 1: 1}}
+    return build(2, leader=0, **{**base, **kw})
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        # seat 1's Best Friend Ace (a coin) or a Bud in its Lookout: both can be re-dealt there
+        {"lookout": {1: ["Ace"]}, "deck": {1: ["Penny", "Punky"]}},
+        {"lookout": {1: ["Bud"]}, "hands": {0: ["Doc"], 1: ["Ace", "Rusty"]}},
+        # every other coin card is seen: the Lookout's coin slot can only hold Ace
+        {"lookout": {1: ["Ace"]}, "hands": {0: ["Bud", "Bud", "Doc"]}, "discard": {0: ["Bud"]}},
+        # two coin slots in seat 1's Lookout, Ace and Punky both hidden
+        {"lookout": {1: ["Bud", "Ace"]}, "level": {0: 1, 1: 3}, "deck": {1: ["Punky"]}},
+    ],
+)
+def test_resample_of_built_positions_equals_python(kw: dict[str, Any]) -> None:
+    state = _built(**kw)
+    cs = to_cpp(state)
+    for seed in range(40):
+        for observer in (0, 1):
+            want = resample_hidden_seeded(state, observer, seed)
+            assert_same_state(core().resample_hidden(cs, observer, seed), want, (seed, observer))
