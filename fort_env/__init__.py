@@ -6,7 +6,7 @@ Importing the package registers ``fort_v0`` with PettingZoo and the single-agent
 ``"fort_env/Fort-v0"`` with Gymnasium (:mod:`fort_env.registration`).
 """
 
-from . import box_env, fort_v0, registration
+from . import box_env, cpp_backend, fort_v0, registration  # cpp_backend: FortGame(backend="cpp")
 from .cards import Card, CardSet, load_card_set
 from .constants import TERMINAL_PLAYER
 from .core import FortGame, FortState
@@ -39,6 +39,7 @@ __all__ = [
     "ObservationLayout",
     "StateError",
     "box_env",
+    "cpp_backend",
     "env",
     "fort_v0",
     "load_card_set",

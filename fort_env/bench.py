@@ -59,14 +59,16 @@ it the result is ``{"error": ...}``.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
-from .core import FortGame, FortState
+from .core import BACKEND_VARIABLE, FortGame, FortState
 from .plugins import plugin
 from .state_arrays import ARRAYS
 
@@ -119,12 +121,12 @@ def aec_loop(make_env: Callable[[], Any]) -> Runner:
     return run
 
 
-def engine_loop(num_players: int) -> Runner:
+def engine_loop(num_players: int, backend: str | None = None) -> Runner:
     """Random legal play through ``FortState`` alone (mask + apply), whole games, on a new
     ``FortGame`` each round (an empty search memo)."""
 
     def run(seconds: float, seed: int) -> tuple[int, int, float]:
-        game = FortGame(num_players)
+        game = FortGame(num_players, backend=backend)
         rng = np.random.default_rng(seed)
         decisions, games = 0, 0
         start = time.perf_counter()
@@ -183,6 +185,24 @@ def _peer(name: str) -> Callable[[], Any] | None:
     raise ValueError(name)
 
 
+@contextlib.contextmanager
+def _backend_default(backend: str | None) -> Iterator[None]:
+    """Within the block, games made without a backend (the env's, the vector env's) use
+    ``backend`` (``$FORT_ENV_BACKEND``); ``None`` leaves the default alone."""
+    if backend is None:
+        yield
+        return
+    saved = os.environ.get(BACKEND_VARIABLE)
+    os.environ[BACKEND_VARIABLE] = backend
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ[BACKEND_VARIABLE]
+        else:
+            os.environ[BACKEND_VARIABLE] = saved
+
+
 def run_bench(
     seconds: float = DEFAULT_SECONDS,
     rounds: int = DEFAULT_ROUNDS,
@@ -190,6 +210,7 @@ def run_bench(
     ppo: bool = False,
     ppo_rollouts: int = DEFAULT_PPO_ROLLOUTS,
     ppo_options: Mapping[str, Any] | None = None,
+    backend: str | None = None,
 ) -> dict[str, Any]:
     """Measure everything; returns a JSON-able dict (schema: the keys below, units in names).
 
@@ -201,14 +222,36 @@ def run_bench(
     with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
     ``ppo_rollouts`` rollouts (``ppo_options``: more keyword arguments for it), or
     ``{"error": ...}`` without the train extra.
+
+    ``backend`` (``"python"``, ``"cpp"``; ``None``: ``$FORT_ENV_BACKEND``, default python) is
+    the engine every Fort figure runs on (``config["backend"]``). Raises ``ConfigError`` for an
+    unknown backend or ``"cpp"`` without the compiled core.
     """
+    game = FortGame(num_players, backend=backend)
+    with _backend_default(game.backend):
+        return _run_bench(game, seconds, rounds, ppo, ppo_rollouts, ppo_options)
+
+
+def _run_bench(
+    game: FortGame,
+    seconds: float,
+    rounds: int,
+    ppo: bool,
+    ppo_rollouts: int,
+    ppo_options: Mapping[str, Any] | None,
+) -> dict[str, Any]:
     from .env import env as fort_env_factory
 
-    game = FortGame(num_players)
+    num_players = game.num_players
     out: dict[str, Any] = {
-        "config": {"num_players": num_players, "seconds": seconds, "rounds": rounds},
+        "config": {
+            "num_players": num_players,
+            "seconds": seconds,
+            "rounds": rounds,
+            "backend": game.backend,
+        },
     }
-    rate, games = _median_rates(engine_loop(num_players), seconds, rounds)
+    rate, games = _median_rates(engine_loop(num_players, game.backend), seconds, rounds)
     out["engine_decisions_per_s"], out["games_per_s"] = rate, games
     # The AEC loops of Fort and its peers, interleaved round by round (module docstring).
     loops: dict[str, Runner] = {"fort": aec_loop(lambda: fort_env_factory(num_players=num_players))}
@@ -227,6 +270,12 @@ def run_bench(
     out["observation_us"] = _micro(states, lambda s: s.observation_tensor(0), rounds)
     fresh = [s.clone() for s in states]
     game.search_tables.search_memo.clear()  # a mask computed from scratch, not from the memo
+    if game.backend == "cpp":
+        from . import cpp_backend
+
+        clear = getattr(cpp_backend.require(), "clear_search_memo", None)
+        if clear is not None:
+            clear()  # the C++ search's memo (this thread's), likewise
     out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
     s0 = states[0]
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
@@ -283,8 +332,8 @@ def format_bench(result: dict[str, Any]) -> str:
     """A readable table of :func:`run_bench`'s result."""
     cfg = result["config"]
     lines = [
-        f"fort-env bench ({cfg['num_players']} players, "
-        f"median of {cfg['rounds']} rounds of {cfg['seconds']:g} s)"
+        f"fort-env bench ({cfg['num_players']} players, {cfg.get('backend', 'python')} "
+        f"backend, median of {cfg['rounds']} rounds of {cfg['seconds']:g} s)"
     ]
     rows = [
         ("engine: random play, decisions/s", f"{result['engine_decisions_per_s']:,.0f}"),

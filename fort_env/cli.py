@@ -135,6 +135,13 @@ def bench(
         int,
         typer.Option(min=1, max=1000, help="Rollouts timed by --ppo (after one warm-up rollout)."),
     ] = 3,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            help='The engine: "python" or "cpp" (the compiled core); default $FORT_ENV_BACKEND '
+            'or "python".'
+        ),
+    ] = None,
 ) -> None:
     """Measure decisions/s of Fort (engine and AEC loop) and of PettingZoo peers, in one run.
 
@@ -151,6 +158,7 @@ def bench(
             num_players=num_players,
             ppo=ppo,
             ppo_rollouts=ppo_rollouts,
+            backend=backend,
         )
     typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))
 

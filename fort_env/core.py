@@ -13,6 +13,7 @@ silent the decision is in ``docs/rules.md`` with its reason and its test.
 
 from __future__ import annotations
 
+import os
 from functools import cached_property
 from typing import Any
 
@@ -22,7 +23,7 @@ from . import actions as A
 from . import validation
 from .constants import TERMINAL_PLAYER
 from .decisions import Decision, DecisionKind
-from .errors import IllegalActionError
+from .errors import ConfigError, IllegalActionError
 from .game import SETUPS, GameFacts
 from .hidden import resample_hidden
 from .inputs import as_action
@@ -50,19 +51,51 @@ from .state_arrays import (
 )
 from .text import action_to_string, state_to_string
 
-__all__ = ["SETUPS", "FortGame", "FortState"]
+__all__ = ["BACKENDS", "SETUPS", "FortGame", "FortState"]
+
+# The engines a FortGame can run on (docs/cpp.md). "python" is this package's rules; "cpp" the
+# compiled core, whose state class (fort_env.cpp_backend.CppFortState) registers itself in
+# STATE_CLASSES when fort_env is imported: core cannot import that higher layer.
+BACKENDS = ("python", "cpp")
+STATE_CLASSES: dict[str, Any] = {}
+# Names the backend of a FortGame made without one (e.g. FORT_ENV_BACKEND=cpp pytest ...).
+BACKEND_VARIABLE = "FORT_ENV_BACKEND"
+
+
+def _backend(backend: str | None) -> str:
+    name = os.environ.get(BACKEND_VARIABLE, "python") if backend is None else backend
+    if name not in BACKENDS:
+        where = f" (from ${BACKEND_VARIABLE})" if backend is None else ""
+        raise ConfigError(f"backend must be one of {BACKENDS}, got {name!r}{where}")
+    if name != "python":
+        cls: Any = STATE_CLASSES.get(name)
+        if cls is None:
+            raise ConfigError(f"backend {name!r} is not registered (import fort_env first)")
+        cls.require_backend()  # ConfigError if the compiled core is not usable
+    return name
 
 
 class FortGame(GameFacts):
     """A Fort game: its facts (:class:`~fort_env.game.GameFacts`: the arguments
     ``num_players``, ``setup``, ``cards`` and the errors raised are documented there), plus
     what needs the rules and views: action handlers, the search's tables, the observation size,
-    and :meth:`new_initial_state`."""
+    and :meth:`new_initial_state`.
+
+    ``backend`` chooses the engine its states run on: ``"python"`` (:class:`FortState`) or
+    ``"cpp"`` (``fort_env.cpp_backend.CppFortState``: the same API and results, the compiled
+    core underneath); ``None`` reads ``$FORT_ENV_BACKEND``, default ``"python"``. It is
+    ``game.backend``. Raises ``ConfigError`` for another name, or ``"cpp"`` without a usable
+    compiled core (the message says why)."""
 
     def __init__(
-        self, num_players: int = 4, setup: str = "basic", cards: str | None = None
+        self,
+        num_players: int = 4,
+        setup: str = "basic",
+        cards: str | None = None,
+        backend: str | None = None,
     ) -> None:
         super().__init__(num_players, setup, cards)
+        self.backend = _backend(backend)
         # action -> (handler, index within its range), for rules.handlers.apply
         self.handlers = handlers.handler_list(self.layout)
         self.search_tables = search.SearchTables(self.effects)
@@ -82,6 +115,8 @@ class FortGame(GameFacts):
         Raises:
             ConfigError: a seed that is not an int in range, or a bad ``first_player``.
         """
+        if self.backend != "python":
+            return STATE_CLASSES[self.backend].deal(self, seed, first_player)  # type: ignore[no-any-return]
         return deal.new_state(FortState, self, seed, first_player)
 
 
@@ -219,6 +254,15 @@ class FortState(StateArrays):
         Raises:
             StateError: a missing, malformed or inconsistent field, naming it; nothing is built.
         """
+        backend = getattr(game, "backend", "python")
+        if cls is FortState and backend != "python":  # the game's engine, as new_initial_state
+            return STATE_CLASSES[backend].from_dict(game, d)  # type: ignore[no-any-return]
+        return cls.checked_from_dict(game, d)
+
+    @classmethod
+    def checked_from_dict(cls, game: GameFacts, d: dict[str, Any]) -> FortState:
+        """:meth:`from_dict` building a state of this class whatever ``game.backend`` says
+        (the ``"cpp"`` backend checks a dict with it before copying it into C++)."""
         s: FortState = super().from_dict(game, d)
         validation.validate_state(game, s)  # (module attribute: tests may replace it)
         return s

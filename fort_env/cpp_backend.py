@@ -24,15 +24,15 @@ from typing import Any
 import numpy as np
 
 from .cards import ADVANCE, ATOM, REPEAT, THEN, Effect, count_verb
-from .constants import MADE_UP_RULES, PERKS, ZONES
-from .core import FortGame, FortState
+from .constants import MADE_UP_RULES, PERKS, SEED_LIMIT, ZONES
+from .core import BACKENDS, STATE_CLASSES, FortGame, FortState
 from .decisions import DecisionKind
-from .errors import ConfigError
+from .errors import ConfigError, IllegalActionError
+from .game import GameFacts
 from .hidden import suit_class
-from .stages import NUM_STAGES
-from .state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
-
-BACKENDS = ("python", "cpp")
+from .inputs import as_action
+from .stages import NUM_STAGES, ST_OVER
+from .state_arrays import ARRAYS, C_DECISION, C_STAGE, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
 
 # What the compiled module must agree on with this Python source (its generated constants.h).
 _EXPECTED_LAYOUT = {
@@ -286,3 +286,275 @@ def new_initial_state(
         return game.new_initial_state(seed, first_player)
     cpp_state = require().deal(core_game(game), seed, first_player)
     return state_from_arrays(game, cpp_state.to_arrays())
+
+
+# --------------------------------------------------------------------------- the cpp state
+_OP_NAMES = (
+    "legal_actions", "legal_mask", "is_legal", "raw_legal",  # the mask path (B)
+    "apply_unchecked", "check_end",  # the apply path (A)
+    "observation", "score_breakdown", "winners", "resample_hidden",  # the views (C)
+)  # fmt: skip
+
+
+class _Ops:
+    """The compiled functions ``CppFortState`` calls, each ``None`` while not bound."""
+
+    legal_actions: Any
+    legal_mask: Any
+    is_legal: Any
+    raw_legal: Any
+    apply_unchecked: Any
+    check_end: Any
+    observation: Any
+    score_breakdown: Any
+    winners: Any
+    resample_hidden: Any
+
+    def __init__(self, core: ModuleType) -> None:
+        for name in _OP_NAMES:
+            setattr(self, name, getattr(core, name, None))
+
+
+_OPS: _Ops | None = None
+
+
+def _ops() -> _Ops:
+    """The compiled functions, looked up once (the module is loaded once per process)."""
+    global _OPS
+    if _OPS is None:
+        _OPS = _Ops(require())
+    return _OPS
+
+
+def bound_functions() -> list[str]:
+    """Which of the functions ``CppFortState`` can call are in the compiled core (the rest
+    run on the Python engine). Raises ``ConfigError`` without a usable core."""
+    ops = _ops()
+    return [name for name in _OP_NAMES if getattr(ops, name) is not None]
+
+
+def _key(s: FortState) -> bytes:
+    """Every byte of a state's arrays and ctx: tells whether a Python twin is still equal."""
+    return b"".join([*(getattr(s, name).tobytes() for name in ARRAYS), s.ctx.tobytes()])
+
+
+_VIEWS = frozenset((*ARRAYS, "ctx"))
+
+
+class CppFortState(FortState):
+    """A :class:`FortState` whose arrays live in a C++ ``fort::State`` (``game.backend ==
+    "cpp"``): ``zone``, ``owner``, ... are zero-copy numpy views of the C++ vectors (same
+    dtypes and shapes; ``prog`` read-only, as the Python engine's) and ``ctx`` a zero-copy
+    ``memoryview`` of its int64 context (items read as Python ints, written as ints), so every
+    Python view (text, ``to_dict``, validation, observation, scoring) reads it unchanged.
+
+    A method whose C++ twin is built (``_core.legal_actions``, ``_core.apply_unchecked``,
+    ``_core.observation``... see docs/cpp.md) calls it; the others run the Python engine on a
+    Python twin of the position (a :class:`FortState` copy, kept while the arrays are unchanged)
+    and copy a mutation back. Either way the results equal the Python backend's
+    (``tests/differential``).
+    """
+
+    __slots__ = ("_cs", "_twin", "_twin_key")
+    _cs: Any  # the _core.State
+    _twin: FortState | None
+    _twin_key: bytes
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def require_backend(cls) -> None:
+        """Raise :class:`ConfigError` if the compiled core is not usable (``FortGame`` calls
+        this for ``backend="cpp"``)."""
+        require()
+
+    @classmethod
+    def _wrap(cls, game: FortGame, cs: Any) -> CppFortState:
+        s: CppFortState = object.__new__(cls)
+        s.game = game
+        s.legal_cache = None
+        s._cs = cs
+        s._twin = None
+        s._twin_key = b""
+        return s  # the array slots are filled on first use (__getattr__): clones stay cheap
+
+    def __getattr__(self, name: str) -> Any:
+        """An array or ``ctx`` not used yet: its zero-copy view of the C++ state, made now
+        and kept in its slot (called only when the slot is empty)."""
+        if name in _VIEWS:
+            try:
+                cs = object.__getattribute__(self, "_cs")
+            except AttributeError:
+                raise AttributeError(name) from None
+            if name == "ctx":
+                view: Any = memoryview(cs.ctx_view()).cast("B").cast("q")
+            else:
+                view = cs.array(name)
+                if name == "prog":
+                    view.flags.writeable = False  # as the Python engine's; C++ still writes it
+            setattr(self, name, view)
+            return view
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @classmethod
+    def deal(cls, game: FortGame, seed: int = 0, first_player: int | None = None) -> CppFortState:
+        """The initial state (``FortGame.new_initial_state``), dealt by the C++ core.
+
+        Raises:
+            ConfigError: a bad seed or ``first_player`` (the Python engine's messages), or no
+                usable compiled core.
+        """
+        return cls._wrap(game, require().deal(core_game(game), seed, first_player))
+
+    @classmethod
+    def from_state(cls, state: FortState) -> CppFortState:
+        """A C++ copy of any state (its arrays copied into a new ``_core.State``)."""
+        arrays = {name: getattr(state, name) for name in ARRAYS}
+        arrays["ctx"] = np.frombuffer(state.ctx, dtype=np.int64)
+        cs = require().State.from_arrays(core_game(state.game), arrays)
+        return cls._wrap(state.game, cs)
+
+    @classmethod
+    def from_dict(cls, game: GameFacts, d: dict[str, Any]) -> CppFortState:
+        """``FortState.from_dict``: checked by the Python engine, then copied into C++.
+
+        Raises:
+            StateError: as ``FortState.from_dict``; nothing is built.
+        """
+        py = FortState.checked_from_dict(game, d)
+        return cls.from_state(py)
+
+    def clone(self) -> CppFortState:
+        """An independent copy (the C++ state copied; the game shared)."""
+        return self._wrap(self.game, self._cs.clone())
+
+    __copy__ = clone
+
+    @property
+    def core_state(self) -> Any:
+        """The ``_core.State`` holding this position (its arrays are this object's views)."""
+        return self._cs
+
+    # ------------------------------------------------------------------ the Python twin
+    def _py(self) -> FortState:
+        """A Python :class:`FortState` equal to this position (cached while it stays equal:
+        its legal-action cache then carries over)."""
+        key = _key(self)
+        if self._twin is None or key != self._twin_key:
+            self._twin = state_from_arrays(self.game, self._cs.to_arrays())
+            self._twin_key = key
+        return self._twin
+
+    def _take(self, twin: FortState) -> None:
+        """Copy a mutated twin's position into the C++ state."""
+        cs = self._cs
+        for name in ARRAYS:
+            cs.array(name)[...] = getattr(twin, name)
+        cs.ctx_view()[:] = np.frombuffer(twin.ctx, dtype=np.int64)
+        self._twin_key = _key(self)
+        self.legal_cache = None
+
+    def _changed(self) -> None:
+        """The C++ core mutated the state: caches are stale."""
+        self._twin = None
+        self.legal_cache = None
+
+    # ------------------------------------------------------------------ the rules
+    def legal_actions(self) -> list[int]:
+        f = _ops().legal_actions
+        if f is not None:  # empty when the game is over
+            return f(self._cs).tolist()  # type: ignore[no-any-return]
+        return [] if self.is_terminal() else self._py().legal_actions()
+
+    def legal_actions_mask(self) -> np.ndarray:
+        f = _ops().legal_mask
+        if f is None:
+            return self._py().legal_actions_mask()
+        mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
+        if not self.is_terminal():
+            f(self._cs, mask)
+        return mask
+
+    def apply_action(self, action: int) -> None:
+        ops = _ops()
+        apply, check_end = ops.apply_unchecked, ops.check_end
+        if apply is None or check_end is None:
+            twin = self._py()
+            twin.apply_action(action)  # IllegalActionError, TypeError: unchanged
+            self._take(twin)
+            return
+        a = as_action(action)
+        cs = self._cs
+        in_range = 0 <= a < self.game.num_distinct_actions
+        if ops.is_legal is not None:
+            legal = in_range and ops.is_legal(cs, a)  # False once the game is over
+        else:
+            legal = in_range and self.ctx[C_STAGE] != ST_OVER and a in self._py().legal_actions()
+        if not legal:
+            why = "not legal" if in_range else "out of range"
+            raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
+        apply(cs, a)
+        check_end(cs)  # the flag is public as soon as a trigger happens (p.10)
+        self._twin = None
+        self.legal_cache = None
+
+    def apply_unchecked(self, action: int) -> None:
+        f = _ops().apply_unchecked
+        if f is not None:
+            f(self._cs, action)
+            self._twin = None
+            self.legal_cache = None
+            return
+        twin = self._py()
+        twin.apply_unchecked(action)
+        self._take(twin)
+
+    def local_legal_actions(self) -> list[int]:
+        f = _ops().raw_legal
+        if f is not None:
+            return list(f(self._cs))
+        return self._py().local_legal_actions()
+
+    def never_strands(self, action: int) -> bool:
+        return self._py().never_strands(action)
+
+    # ------------------------------------------------------------------ the views
+    def observation_tensor(self, player: int) -> np.ndarray:
+        f = _ops().observation
+        if f is None or not 0 <= player < self.game.num_players:  # errors: as Python's
+            return super().observation_tensor(player)
+        out = np.empty(self.game.observation_size, dtype=np.float32)
+        f(self._cs, player, out)
+        return out
+
+    def score_breakdown(self) -> list[dict[str, int]]:
+        f = _ops().score_breakdown
+        return super().score_breakdown() if f is None else list(f(self._cs))
+
+    def winners(self) -> list[int]:
+        f = _ops().winners
+        return super().winners() if f is None else list(f(self._cs))
+
+    def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:
+        f = _ops().resample_hidden
+        if f is not None and 0 <= observer < self.game.num_players:
+            # hidden.resample_hidden: one seed drawn from rng, then the specified draws
+            seed = int(rng.integers(SEED_LIMIT))
+            return self._wrap(self.game, f(self._cs, observer, seed))
+        return self.from_state(self._py().resample_hidden(observer, rng))
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        return {"config": self._config(), "state": self.to_dict(), "backend": "cpp"}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        cfg = data["config"]
+        game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"], backend="cpp")
+        other = type(self).from_dict(game, data["state"])
+        self.game = game
+        self._cs = other._cs
+        self.legal_cache = None
+        self._twin = None
+        self._twin_key = b""
+
+
+STATE_CLASSES["cpp"] = CppFortState

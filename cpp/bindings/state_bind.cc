@@ -97,7 +97,19 @@ py::array view_of(const Field& f, const py::handle& base) {
     return py::array(f.dtype, f.shape, f.data, base);  // writable, zero-copy, keeps base alive
 }
 
+// A view of one array: builds only that field (array() is called once per array of each
+// state Python wraps, so this is on the path of CppFortState's first use of an array).
 py::array view(fort::State& s, const std::string& name, const py::handle& base) {
+    const py::ssize_t c = s.num_cards;
+    if (name == "zone") return view_of(field("zone", s.zone, {c}), base);
+    if (name == "owner") return view_of(field("owner", s.owner, {c}), base);
+    if (name == "pos") return view_of(field("pos", s.pos, {c}), base);
+    if (name == "mark") return view_of(field("mark", s.mark, {c}), base);
+    if (name == "coin_as") return view_of(field("coin_as", s.coin_as, {c}), base);
+    if (name == "ctx")
+        return view_of(Field{"ctx", py::dtype::of<int64_t>(), s.ctx.data(), {fort::NUM_CTX},
+                             sizeof(int64_t)},
+                       base);
     for (const Field& f : fields(s))
         if (name == f.name) return view_of(f, base);
     throw py::key_error("State has no array " + name);
