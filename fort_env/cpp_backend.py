@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from .cards import ATOM, REPEAT, THEN, Effect
+from .cards import ADVANCE, ATOM, REPEAT, THEN, Effect, count_verb
 from .constants import MADE_UP_RULES, PERKS, SEED_LIMIT, ZONES
 from .core import BACKENDS, STATE_CLASSES, FortGame, FortState
 from .decisions import DecisionKind
 from .errors import ConfigError, IllegalActionError
 from .game import GameFacts
+from .hidden import suit_class
 from .inputs import as_action
 from .stages import NUM_STAGES, ST_OVER
 from .state_arrays import ARRAYS, C_DECISION, C_STAGE, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
@@ -152,6 +153,7 @@ def game_tables(game: FortGame) -> dict[str, Any]:
         # --- end mask path (B)
 
         # --- views (C)
+        tables.update(_views_tables(game))
         # --- end views (C)
         _TABLES[game] = tables
     return tables
@@ -222,6 +224,23 @@ def core_game(game: FortGame) -> Any:
         cg = require().Game(**game_tables(game))
         _GAMES[game] = cg
     return cg
+
+
+# --- views (C): the tables the C++ observation, scoring and re-deal read (fort::Game,
+# views block; read by load_game_views in cpp/bindings/views_bind.cc).
+def _views_tables(game: FortGame) -> dict[str, Any]:
+    """The tables of the C++ views (``fort::Game``, views block).
+
+    Returns ``suit_class`` (int32 ``(num_cards,)``: ``hidden.suit_class``, the smallest card
+    id with the same suits) and ``printed_advances`` (int32 ``(num_cards,)``: Advance Fort
+    steps printed on the card's two actions, ``cards.count_verb``, for Big Plans).
+    """
+    return {
+        "suit_class": np.array(suit_class(game), dtype=np.int32),
+        "printed_advances": np.array(
+            [sum(count_verb(e, ADVANCE) for e in pair) for pair in game.effects], np.int32
+        ),
+    }
 
 
 def state_from_arrays(game: FortGame, arrays: dict[str, np.ndarray]) -> FortState:

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 HEADER = ROOT / "cpp" / "include" / "fort" / "constants.h"
 
@@ -99,6 +101,7 @@ def render() -> str:
         const(name, value)
     const("NUM_STAGES", len(names))
     _apply_path(out, const)
+    _views(out, const)
     out += ["", "}  // namespace fort", ""]
     return "\n".join(out)
 
@@ -179,6 +182,73 @@ def _apply_path(out: list[str], const: Any) -> None:
     table("VERB_CHANGES", [bits(r.changes) for r in rules], "[NUM_VERBS]")
     table("COUNT_READS", [bits(verbs.COUNT_READS.get(m, frozenset()))
                           for m in range(len(cards.MULTS))], "[NUM_MULTS]")  # fmt: skip
+
+
+def _views(out: list[str], const: Any) -> None:
+    """The views' codes (helper C): the observation's slices and where each (zone, owner)
+    writes its per-card block (``observation._spec``, ``_card_blocks``), the scoring's and the
+    re-deal's constants (``scoring.py``, ``hidden.py``)."""
+    from fort_env import constants as C
+    from fort_env import hidden, observation, scoring
+
+    def table(name: str, values: Any, dims: str, ctype: str = "int64_t") -> None:
+        def lit(x: Any) -> str:
+            if isinstance(x, (tuple, list)):
+                return "{" + ", ".join(lit(v) for v in x) + "}"
+            return repr(float(x)) if ctype == "double" else str(int(x))
+
+        out.append(f"inline constexpr {ctype} {name}{dims} = {lit(values)};")
+
+    def size(c: int) -> list[int]:
+        return [int(np.prod(shape)) for _, shape, _ in observation._spec(c)]
+
+    out.append("")
+    out.append("// fort_env/observation.py: slices (OBS_*), size = cards * OBS_SLICE_CARDS[i] +")
+    out.append("// OBS_SLICE_FIXED[i] for a card set of `cards` cards, in this order")
+    spec = observation._spec(0)
+    for i, (name, _, _) in enumerate(spec):
+        const(f"OBS_{_cname(name)}", i)
+    const("NUM_OBS_SLICES", len(spec))
+    s0, s1, s2 = size(0), size(1), size(2)
+    per_card = [b - a for a, b in zip(s0, s1, strict=True)]
+    assert [a + 2 * k for a, k in zip(s0, per_card, strict=True)] == s2, "sizes not linear"
+    table("OBS_SLICE_CARDS", per_card, "[NUM_OBS_SLICES]")
+    table("OBS_SLICE_FIXED", s0, "[NUM_OBS_SLICES]")
+    # _card_blocks: the block of a card in zone z whose owner is r seats to the observer's
+    # left (r = MAX_PLAYERS: no owner) is slice OBS_CARD_SLICE[z][r] (-1: not seen card by
+    # card), its OBS_CARD_BLOCK[z][r]-th block of `cards` entries
+    cards = 7  # any size > 1 tells the blocks apart
+    lay = observation._layout(cards)
+    blocks, _ = observation._card_blocks(cards)
+    which = [[-1] * (C.MAX_PLAYERS + 1) for _ in C.ZONES]
+    block = [[0] * (C.MAX_PLAYERS + 1) for _ in C.ZONES]
+    for z in range(len(C.ZONES)):
+        for r in range(C.MAX_PLAYERS + 1):
+            at = int(blocks[z, r])
+            for i, s in enumerate(lay.slices):
+                if at >= 0 and s.offset <= at < s.offset + s.size:
+                    which[z][r], block[z][r] = i, (at - s.offset) // cards
+                    assert (at - s.offset) % cards == 0
+    table("OBS_CARD_SLICE", which, "[NUM_ZONES][MAX_PLAYERS + 1]")
+    table("OBS_CARD_BLOCK", block, "[NUM_ZONES][MAX_PLAYERS + 1]")
+    table("OBS_PILE_ZONES", observation._PILE_ZONES, f"[{len(observation._PILE_ZONES)}]")
+    table("OBS_PLAYER_DIVISOR", observation._PLAYER_DIVISOR.tolist(), "[NUM_PLAYER_FIELDS]",
+          "double")  # fmt: skip
+    out.append(f"inline constexpr double OBS_SIZE_SCALE = {observation.SIZE_SCALE!r};")
+    out.append(f"inline constexpr double OBS_PARK_DECK_CARDS = {observation.PARK_DECK_CARDS!r};")
+    table("OBS_RUNNING_STAGES", observation._RUNNING_STAGES, "[2]")
+    out.append("")
+    out.append("// fort_env/scoring.py: made-up rules' points (glossary p.15)")
+    table("OWNED_ZONES", scoring.OWNED_ZONES, f"[{len(scoring.OWNED_ZONES)}]")
+    for name in ("MINIMALISM_LEVEL", "MINIMALISM_POINTS", "LONER_POINTS", "SLEEPOVER_MOST",
+                 "SLEEPOVER_TIED", "ALL_SIX_BONUS"):  # fmt: skip
+        const(name, getattr(scoring, name))
+    const("NUM_PLAIN_SUITS", len(C.PLAIN_SUITS))
+    assert tuple(range(len(C.PLAIN_SUITS))) == C.PLAIN_SUITS
+    out.append("")
+    out.append("// fort_env/hidden.py: the re-deal")
+    const("RESAMPLE_EVENT", hidden.RESAMPLE_EVENT)
+    table("HIDDEN_RIVAL_ZONES", hidden.HIDDEN_RIVAL_ZONES, f"[{len(hidden.HIDDEN_RIVAL_ZONES)}]")
 
 
 def main() -> int:

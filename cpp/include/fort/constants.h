@@ -268,4 +268,73 @@ inline constexpr int64_t VERB_READS[NUM_VERBS] = {1, 15, 476, 48, 0, 384, 7, 0, 
 inline constexpr int64_t VERB_CHANGES[NUM_VERBS] = {1, 3, 464, 48, 0, 416, 15, 0, 3, 256, 1, 1, 3};
 inline constexpr int64_t COUNT_READS[NUM_MULTS] = {0, 0, 4, 2, 64, 0};
 
+// fort_env/observation.py: slices (OBS_*), size = cards * OBS_SLICE_CARDS[i] +
+// OBS_SLICE_FIXED[i] for a card set of `cards` cards, in this order
+inline constexpr int64_t OBS_DECISION = 0;
+inline constexpr int64_t OBS_ACTOR = 1;
+inline constexpr int64_t OBS_LEADER = 2;
+inline constexpr int64_t OBS_FIRST_PLAYER = 3;
+inline constexpr int64_t OBS_PLAYED_CARD = 4;
+inline constexpr int64_t OBS_MODE = 5;
+inline constexpr int64_t OBS_RUNNING_ACTION = 6;
+inline constexpr int64_t OBS_PLAY_SUITS = 7;
+inline constexpr int64_t OBS_ANY_SUIT = 8;
+inline constexpr int64_t OBS_RESOURCE_CHOICE = 9;
+inline constexpr int64_t OBS_CONVERT_FROM = 10;
+inline constexpr int64_t OBS_COST_TO_PAY = 11;
+inline constexpr int64_t OBS_MY_HAND = 12;
+inline constexpr int64_t OBS_MY_DECK = 13;
+inline constexpr int64_t OBS_MY_DISCARD = 14;
+inline constexpr int64_t OBS_MY_YARD = 15;
+inline constexpr int64_t OBS_MY_LOOKOUT = 16;
+inline constexpr int64_t OBS_MY_MADE_UP_RULE = 17;
+inline constexpr int64_t OBS_RULE_STACK = 18;
+inline constexpr int64_t OBS_MY_DRAFT_PACK = 19;
+inline constexpr int64_t OBS_MY_DRAFT_KEPT = 20;
+inline constexpr int64_t OBS_IN_PLAY = 21;
+inline constexpr int64_t OBS_FOLLOWED = 22;
+inline constexpr int64_t OBS_PARK = 23;
+inline constexpr int64_t OBS_TRASH = 24;
+inline constexpr int64_t OBS_RIVAL_YARD = 25;
+inline constexpr int64_t OBS_RIVAL_DISCARD = 26;
+inline constexpr int64_t OBS_RIVAL_LOOKOUT_SUITS = 27;
+inline constexpr int64_t OBS_RESOURCES = 28;
+inline constexpr int64_t OBS_FORT_LEVEL = 29;
+inline constexpr int64_t OBS_SCORE = 30;
+inline constexpr int64_t OBS_PILE_SIZES = 31;
+inline constexpr int64_t OBS_HAS_MADE_UP_RULE = 32;
+inline constexpr int64_t OBS_PERKS = 33;
+inline constexpr int64_t OBS_PERK_ROW = 34;
+inline constexpr int64_t OBS_PERK_USED = 35;
+inline constexpr int64_t OBS_SCULPTURE = 36;
+inline constexpr int64_t OBS_TURNS = 37;
+inline constexpr int64_t OBS_PARK_DECK_SIZE = 38;
+inline constexpr int64_t OBS_RULE_STACK_SIZE = 39;
+inline constexpr int64_t OBS_END_TRIGGERED = 40;
+inline constexpr int64_t OBS_SEATS = 41;
+inline constexpr int64_t NUM_OBS_SLICES = 42;
+inline constexpr int64_t OBS_SLICE_CARDS[NUM_OBS_SLICES] = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 3, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+inline constexpr int64_t OBS_SLICE_FIXED[NUM_OBS_SLICES] = {26, 4, 4, 4, 0, 6, 3, 7, 14, 4, 2, 3, 0, 0, 0, 0, 0, 11, 11, 0, 0, 0, 0, 0, 0, 0, 0, 21, 16, 24, 4, 20, 4, 36, 9, 9, 5, 4, 1, 1, 1, 4};
+inline constexpr int64_t OBS_CARD_SLICE[NUM_ZONES][MAX_PLAYERS + 1] = {{-1, -1, -1, -1, -1}, {23, 23, 23, 23, 23}, {12, -1, -1, -1, -1}, {13, -1, -1, -1, -1}, {14, 26, 26, 26, -1}, {15, 25, 25, 25, -1}, {16, -1, -1, -1, -1}, {21, 21, 21, 21, 21}, {22, 22, 22, 22, 22}, {24, 24, 24, 24, 24}, {19, -1, -1, -1, -1}, {20, -1, -1, -1, -1}, {-1, -1, -1, -1, -1}};
+inline constexpr int64_t OBS_CARD_BLOCK[NUM_ZONES][MAX_PLAYERS + 1] = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 1, 2, 0}, {0, 0, 1, 2, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+inline constexpr int64_t OBS_PILE_ZONES[5] = {2, 3, 4, 5, 6};
+inline constexpr double OBS_PLAYER_DIVISOR[NUM_PLAYER_FIELDS] = {1.0, 1.0, 1.0, 1.0, 1.0, 25.0, 10.0};
+inline constexpr double OBS_SIZE_SCALE = 10.0;
+inline constexpr double OBS_PARK_DECK_CARDS = 60.0;
+inline constexpr int64_t OBS_RUNNING_STAGES[2] = {7, 10};
+
+// fort_env/scoring.py: made-up rules' points (glossary p.15)
+inline constexpr int64_t OWNED_ZONES[5] = {3, 4, 2, 5, 6};
+inline constexpr int64_t MINIMALISM_LEVEL = 2;
+inline constexpr int64_t MINIMALISM_POINTS = 8;
+inline constexpr int64_t LONER_POINTS = 5;
+inline constexpr int64_t SLEEPOVER_MOST = 8;
+inline constexpr int64_t SLEEPOVER_TIED = 4;
+inline constexpr int64_t ALL_SIX_BONUS = 1;
+inline constexpr int64_t NUM_PLAIN_SUITS = 6;
+
+// fort_env/hidden.py: the re-deal
+inline constexpr int64_t RESAMPLE_EVENT = 0;
+inline constexpr int64_t HIDDEN_RIVAL_ZONES[5] = {2, 3, 10, 11, 6};
+
 }  // namespace fort

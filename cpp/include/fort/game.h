@@ -120,6 +120,17 @@ struct Game {
     // --- end mask path (B)
 
     // --- views (C)
+    // observation, scoring, hidden (fort_env/observation.py, scoring.py, hidden.py); filled
+    // from game_tables' "views (C)" block by load_game_views, then build_views().
+    std::vector<int32_t> suit_class;        // per card: smallest id with the same suits
+                                            // (hidden.suit_class)
+    std::vector<int32_t> printed_advances;  // per card: Advance Fort steps printed on its
+                                            // two actions (scoring: Big Plans)
+    std::array<int64_t, NUM_OBS_SLICES + 1> obs_offset{};  // observation slices' offsets
+                                                           // for num_cards; last: the size
+    // Checks the views' tables (and suit_counts' size); fills obs_offset (observation.cc).
+    // Throws std::invalid_argument naming the table.
+    void build_views();
     // --- end views (C)
 
     // Checks sizes and ranges of every table; throws std::invalid_argument naming the table.
