@@ -306,6 +306,12 @@ void check_search_indices(const State& state) {
 // search.legal_actions (computed on each call: the State keeps no cache)
 std::vector<int> legal_actions(State& state) { return compute_legal(state); }
 
+// search.legal_set: membership
+bool is_legal(State& state, int a) {
+    const std::vector<int> legal = legal_actions(state);
+    return std::binary_search(legal.begin(), legal.end(), a);
+}
+
 // search.compute_legal
 std::vector<int> compute_legal(State& state) {
     std::vector<int> raw = raw_legal(state);
