@@ -74,7 +74,7 @@ from .decisions import DecisionKind
 from .errors import StateError
 from .inputs import SEED_RANGE, is_seed
 from .rules import program, search, verbs
-from .rules.base import FULL, NONE
+from .rules.base import FULL, NONE, SEARCHED_STAGES
 from .stages import (
     ST_ACTION,
     ST_ADD,
@@ -576,3 +576,8 @@ def _check_can_go_on(s: Any) -> None:
         raise StateError("ctx", f"the engine cannot continue from here: {exc!r}") from None
     if not legal:
         _fail("ctx.decision", f"no legal action at {K(int(s.ctx[C_DECISION])).name}")
+    # The masks take a play already under way as completable (every action that led to it
+    # was checked), so a loaded one must be: search it once, as the masks would have.
+    under_way = s.ctx[C_STAGE] in SEARCHED_STAGES and s.ctx[C_STAGE] not in (ST_PLAY, ST_FOLLOW)
+    if under_way and not search.search(s.clone(), int(s.ctx[C_SERIAL])):
+        _fail("ctx.stage", "the play under way cannot be completed within the rules (p.7)")
