@@ -77,9 +77,9 @@ void bind_mask(py::module_& m) {
             if (!as_int) throw py::error_already_set();
             const long long a = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
             if (a == -1 && PyErr_Occurred()) throw py::error_already_set();
-            if (overflow != 0 || a < 0 || a >= s.game->num_actions) return false;
-            const std::vector<int> legal = legal_of(s);
-            return std::binary_search(legal.begin(), legal.end(), static_cast<int>(a));
+            fort::check_search_indices(s);
+            if (overflow != 0 || a < 0 || a >= s.game->num_actions || terminal(s)) return false;
+            return fort::is_legal(s, static_cast<int>(a));
         },
         py::arg("state"), py::arg("action"),
         "Whether `action` (an int) is legal now (out of range: False).");

@@ -192,6 +192,26 @@ void memo_key(const State& s, int64_t goal, std::vector<uint8_t>& buf) {
     put(buf, &goal, 1);
 }
 
+// How deep search() may recurse: a play the rules reach needs a few hundred levels at most
+// (its steps and choices, until its serial grows); past this, a state from outside loops
+// (Python's own search would stop with RecursionError, a RuntimeError).
+constexpr int MAX_SEARCH_DEPTH = 1000;
+thread_local int tl_search_depth = 0;
+
+struct DepthGuard {
+    DepthGuard() {
+        if (++tl_search_depth > MAX_SEARCH_DEPTH) {
+            --tl_search_depth;
+            throw std::runtime_error("the exact-mask search went deeper than " +
+                                     std::to_string(MAX_SEARCH_DEPTH) +
+                                     " levels: the state cannot be reached by the rules");
+        }
+    }
+    ~DepthGuard() { --tl_search_depth; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+};
+
 // the scratch States of this thread (ScratchState), by nesting depth
 thread_local std::vector<std::unique_ptr<State>> tl_scratch;
 thread_local std::size_t tl_scratch_depth = 0;
@@ -305,6 +325,12 @@ void check_search_indices(const State& state) {
 
 // search.legal_actions (computed on each call: the State keeps no cache)
 std::vector<int> legal_actions(State& state) { return compute_legal(state); }
+
+// search.legal_set: membership
+bool is_legal(State& state, int a) {
+    const std::vector<int> legal = legal_actions(state);
+    return std::binary_search(legal.begin(), legal.end(), a);
+}
 
 // search.compute_legal
 std::vector<int> compute_legal(State& state) {
@@ -455,6 +481,7 @@ bool search(State& state, int64_t goal) {
     if (state.ctx[C_PROGRAM_FAILED]) return false;
     if (state.ctx[C_SERIAL] > goal || !searched_stage(state.ctx[C_STAGE])) return true;
     if (constraint_met(state)) return true;
+    const DepthGuard depth;  // (not in Python: its recursion limit plays this part)
     Memo& memo = memo_for(state.game);
     thread_local std::vector<uint8_t> key;  // scratch: copied into the memo before recursing
     memo_key(state, goal, key);

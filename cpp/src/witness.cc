@@ -192,9 +192,12 @@ bool runs_straight_through(State& state, int a) {
             run_program(probe);
             // Choices inside the action: take the first allowed option each time. Any run
             // that ends with the action used fully is a witness; a failed one proves nothing.
-            while (probe.ctx[C_STAGE] == ST_PROBE && !probe.ctx[C_PROGRAM_FAILED]) {
+            // (A run the rules reach ends within its steps and rewards; the bound only stops
+            // a state from outside that would loop: no witness then, the search decides.)
+            for (int guard = 0; probe.ctx[C_STAGE] == ST_PROBE && !probe.ctx[C_PROGRAM_FAILED];
+                 ++guard) {
                 const auto options = raw_legal(probe);
-                if (options.empty()) break;
+                if (options.empty() || guard > 8 * MAX_STEPS) break;
                 apply(probe, options[0]);
             }
             if (probe.ctx[C_STAGE] != ST_PROBE_DONE) {

@@ -83,6 +83,10 @@ void check_search_indices(const State& state);
 std::vector<int> legal_actions(State& state);
 std::vector<int> compute_legal(State& state);
 
+// `a in search.legal_set(state)` (Python keeps a set for the test; here a binary search of
+// the ascending legal actions).
+bool is_legal(State& state, int a);
+
 // search.constraint_met: the leader resolves the second action after the fully used one ended.
 bool constraint_met(const State& state);
 
