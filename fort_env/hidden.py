@@ -163,17 +163,18 @@ def resample_hidden_seeded(state: S, observer: int, seed: int) -> S:
     num_slots = len(sz)
     filled: list[int] = [-1] * num_slots  # slot -> card
 
-    bf = g.is_best_friend
     card_list = cards.tolist()
-    bound = [c for c in card_list if bf[c] and owner[c] >= 0]  # friends: their owner's slots
-    free = [c for c in card_list if not (bf[c] and owner[c] >= 0)]
+    is_bound = (g.is_best_friend[cards] & (owner[cards] >= 0)).tolist()
+    bound = [c for c, b in zip(card_list, is_bound, strict=True) if b]  # their owner's slots
+    free = [c for c, b in zip(card_list, is_bound, strict=True) if not b]
+    owner_of, class_of = owner.tolist(), sclass.tolist()
     nc = g.num_cards
     B = np.zeros((MAX_PLAYERS, nc), dtype=np.int64)
     L = np.zeros((MAX_PLAYERS, nc), dtype=np.int64)
     H = np.zeros(MAX_PLAYERS, dtype=np.int64)
     N = np.bincount(sclass[free], minlength=nc).astype(np.int64)
     for c in bound:
-        B[owner[c], sclass[c]] += 1
+        B[owner_of[c], class_of[c]] += 1
     for j in range(num_slots):
         if so[j] >= 0 and sz[j] in (HAND, DECK):
             H[so[j]] += 1
@@ -187,7 +188,7 @@ def resample_hidden_seeded(state: S, observer: int, seed: int) -> S:
 
     # 2a. Best Friends held by rivals, each to an open slot of its owner.
     for c in bound:
-        p, k = int(owner[c]), int(sclass[c])
+        p, k = owner_of[c], class_of[c]
         B[p, k] -= 1
         H[p] -= 1
         to_pile = H[p] >= 0 and fillable()
@@ -219,7 +220,7 @@ def resample_hidden_seeded(state: S, observer: int, seed: int) -> S:
     for j in range(num_slots):
         if filled[j] >= 0 or sz[j] != LOOKOUT:
             continue
-        candidates = [c for c in free if sclass[c] == ssig[j] and c not in taken]
+        candidates = [c for c in free if class_of[c] == ssig[j] and c not in taken]
         if not candidates:
             raise StateError("cards", "cannot re-deal a rival's Lookout: no card with its suits")
         c = candidates[r.below(len(candidates))]
@@ -236,12 +237,12 @@ def resample_hidden_seeded(state: S, observer: int, seed: int) -> S:
 
     # 2d. Write the slots: pos is the rank in the (zone, owner) pile.
     rank: dict[tuple[int, int], int] = {}
-    for j in range(num_slots):
-        c = filled[j]
-        key = (sz[j], so[j])
-        zone[c], owner[c], mark[c], coin_as[c] = sz[j], so[j], sm[j], sc[j]
-        pos[c] = rank.get(key, 0)
-        rank[key] = pos[c] + 1
+    ranks = []
+    for key in zip(sz, so, strict=True):
+        ranks.append(rank.get(key, 0))
+        rank[key] = ranks[-1] + 1
+    dst = np.array(filled, dtype=np.int64)
+    zone[dst], owner[dst], pos[dst], mark[dst], coin_as[dst] = sz, so, ranks, sm, sc
 
     # 3. Made-up rules the observer cannot see.
     seeing_stack = s.ctx[C_DECISION] == DecisionKind.PICK_RULE and s.ctx[C_ACTOR] == observer
