@@ -147,6 +147,10 @@ def test_arrays_and_ctx_are_views_of_the_cpp_state() -> None:
     s.ctx[i] = 7  # the Python engine's way of writing a field reaches C++
     assert ctx[i] == 7 and s.to_dict()["ctx"]["plays"] == 7
     s.zone[0] = s.zone[0]  # writable views
+    with pytest.raises(AttributeError, match=r"write into it \(state.zone\[...\] = ...\)"):
+        s.zone = s.zone.copy()  # a new object would be invisible to C++: refused
+    with pytest.raises(AttributeError, match="ctx of a CppFortState is a view"):
+        s.ctx = s.ctx[:]
     s.ctx[i] = np.int64(3)  # numpy ints too
     assert s.ctx[i] == 3
 
