@@ -85,6 +85,23 @@ def test_harness_reports_a_wrong_observation(monkeypatch: pytest.MonkeyPatch) ->
         lockstep(4, "basic", 2, max_decisions=2)
 
 
+def test_harness_reports_a_wrong_resample_and_raw_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = CppFortState.resample_hidden
+
+    def shifted(self: CppFortState, observer: int, rng: np.random.Generator) -> FortState:
+        out = real(self, observer, rng)
+        out.ctx[CTX_FIELDS.index("seed")] += 1  # another future: a wrong re-deal
+        return out
+
+    monkeypatch.setattr(CppFortState, "resample_hidden", shifted)
+    with pytest.raises(Divergence, match=r"resample_hidden\(0\) differs"):
+        lockstep(2, "advanced", 5, max_decisions=3)
+    monkeypatch.setattr(CppFortState, "resample_hidden", real)
+    monkeypatch.setattr(CppFortState, "local_legal_actions", lambda self: [])
+    with pytest.raises(Divergence, match="local_legal_actions differs"):
+        lockstep(2, "advanced", 5, max_decisions=3)
+
+
 # --------------------------------------------------------------------------- the switch
 def test_backend_switch() -> None:
     py, cpp = FortGame(2), FortGame(2, backend="cpp")
