@@ -391,9 +391,23 @@ class CppFortState(FortState):
                 view = cs.array(name)
                 if name == "prog":
                     view.flags.writeable = False  # as the Python engine's; C++ still writes it
-            setattr(self, name, view)
+            object.__setattr__(self, name, view)
             return view
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Refuses to replace an array or ``ctx``: the C++ state would not see the new object
+        (the Python rules that swap whole arrays run on the Python twin instead).
+
+        Raises:
+            AttributeError: ``name`` is an array or ``ctx``, naming how to write into it.
+        """
+        if name in _VIEWS:
+            raise AttributeError(
+                f"{name} of a CppFortState is a view of the C++ state: write into it "
+                f"(state.{name}[...] = ...) rather than replacing it"
+            )
+        object.__setattr__(self, name, value)
 
     @classmethod
     def deal(cls, game: FortGame, seed: int = 0, first_player: int | None = None) -> CppFortState:

@@ -91,6 +91,10 @@ void test_deal_properties() {
                 const fort::State again = fort::new_state(g, seed, -1);
                 check(s.zone == again.zone && s.pos == again.pos && s.ctx == again.ctx,
                       "deterministic" + tag);
+                check(s.game == g && again.game == g, "the state shares its game" + tag);
+                fort::State copy = s;  // a clone: arrays copied, the game shared
+                copy.zone[0] = static_cast<int8_t>(copy.zone[0] + 1);
+                check(copy.game == g && copy.zone[0] != s.zone[0], "copies are independent" + tag);
                 const int64_t first = s.ctx[fort::C_FIRST_PLAYER];
                 check(first >= 0 && first < n, "first player in range" + tag);
                 check(count(s, fort::Z_PARK, -1) == fort::PARK_SIZE, "3 cards in the Park" + tag);

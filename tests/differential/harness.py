@@ -3,11 +3,12 @@
 comparing at every decision everything the API shows (docs/cpp.md, issue 16).
 
 At each decision: ``current_player``, ``decision``, ``legal_actions``, ``legal_actions_mask``,
-``to_dict`` (as JSON text: Python ints on both sides), every array and ``ctx`` (bytes, so the
-padding of ``prog`` beyond the program counts too), ``observation_tensor`` for every seat,
-``str(state)``, ``returns``, and the name of the chosen action; after the end
-``score_breakdown`` and ``winners``; periodically a clone and a ``to_dict`` round trip of the
-C++ state. The first difference raises :class:`Divergence` naming the configuration, seed,
+``local_legal_actions`` (the raw list, in order), ``to_dict`` (as JSON text: Python ints on
+both sides), every array and ``ctx`` (bytes, so the padding of ``prog`` beyond the program
+counts too), ``observation_tensor`` for every seat, ``str(state)``, ``returns``, and the name
+of the chosen action; after the end ``score_breakdown`` and ``winners``; periodically a clone
+and a ``from_dict`` of the C++ state, and ``resample_hidden`` for one seat with the same seed
+on both. The first difference raises :class:`Divergence` naming the configuration, seed,
 step, what differed and the actions so far (replay them with :func:`replay`).
 
 The actions are drawn by ``random.Random`` from the legal list, seeded by (game seed,
@@ -55,7 +56,9 @@ class Checks:
     arrays: bool = True
     to_dict: bool = True
     mask: bool = True
+    raw_legal: bool = True  # local_legal_actions (legality.raw_legal), in the engine's order
     clone_every: int = 50  # clone/round-trip check of the C++ state every so many decisions
+    resample: bool = True  # with the clone check: resample_hidden for one seat, same seed
 
 
 @dataclass
@@ -103,6 +106,8 @@ def compare(py: FortState, cpp: FortState, res: GameResult, checks: Checks) -> N
     _same(res, "current_player", py.current_player(), cpp.current_player())
     _same(res, "decision", py.decision, cpp.decision)
     _same(res, "legal_actions", py.legal_actions(), cpp.legal_actions())
+    if checks.raw_legal and not py.is_terminal():
+        _same(res, "local_legal_actions", py.local_legal_actions(), cpp.local_legal_actions())
     if checks.mask:
         _same(res, "legal_actions_mask", py.legal_actions_mask(), cpp.legal_actions_mask())
     if checks.arrays:
@@ -121,7 +126,14 @@ def compare(py: FortState, cpp: FortState, res: GameResult, checks: Checks) -> N
     _same(res, "returns", py.returns(), cpp.returns())
 
 
-def _check_copies(py: FortState, cpp: FortState, res: GameResult) -> None:
+def _check_copies(py: FortState, cpp: FortState, res: GameResult, checks: Checks) -> None:
+    if checks.resample:
+        seat = res.decisions % py.game.num_players
+        a = py.resample_hidden(seat, np.random.default_rng(res.decisions))
+        b = cpp.resample_hidden(seat, np.random.default_rng(res.decisions))
+        _same(res, f"type of resample_hidden({seat})", type(cpp), type(b))
+        if _raw(a) != _raw(b):
+            raise _fail(res, f"resample_hidden({seat})", a.to_dict(), b.to_dict())
     clone = cpp.clone()
     _same(res, "clone type", type(cpp), type(clone))
     if _raw(clone) != _raw(cpp):
@@ -164,7 +176,7 @@ def lockstep(
     while True:
         compare(py, cpp, res, checks)
         if checks.clone_every and res.decisions % checks.clone_every == 0:
-            _check_copies(py, cpp, res)
+            _check_copies(py, cpp, res, checks)
         if py.is_terminal():
             res.terminal = True
             break

@@ -85,6 +85,23 @@ def test_harness_reports_a_wrong_observation(monkeypatch: pytest.MonkeyPatch) ->
         lockstep(4, "basic", 2, max_decisions=2)
 
 
+def test_harness_reports_a_wrong_resample_and_raw_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = CppFortState.resample_hidden
+
+    def shifted(self: CppFortState, observer: int, rng: np.random.Generator) -> FortState:
+        out = real(self, observer, rng)
+        out.ctx[CTX_FIELDS.index("seed")] += 1  # another future: a wrong re-deal
+        return out
+
+    monkeypatch.setattr(CppFortState, "resample_hidden", shifted)
+    with pytest.raises(Divergence, match=r"resample_hidden\(0\) differs"):
+        lockstep(2, "advanced", 5, max_decisions=3)
+    monkeypatch.setattr(CppFortState, "resample_hidden", real)
+    monkeypatch.setattr(CppFortState, "local_legal_actions", lambda self: [])
+    with pytest.raises(Divergence, match="local_legal_actions differs"):
+        lockstep(2, "advanced", 5, max_decisions=3)
+
+
 # --------------------------------------------------------------------------- the switch
 def test_backend_switch() -> None:
     py, cpp = FortGame(2), FortGame(2, backend="cpp")
@@ -147,6 +164,10 @@ def test_arrays_and_ctx_are_views_of_the_cpp_state() -> None:
     s.ctx[i] = 7  # the Python engine's way of writing a field reaches C++
     assert ctx[i] == 7 and s.to_dict()["ctx"]["plays"] == 7
     s.zone[0] = s.zone[0]  # writable views
+    with pytest.raises(AttributeError, match=r"write into it \(state.zone\[...\] = ...\)"):
+        s.zone = s.zone.copy()  # a new object would be invisible to C++: refused
+    with pytest.raises(AttributeError, match="ctx of a CppFortState is a view"):
+        s.ctx = s.ctx[:]
     s.ctx[i] = np.int64(3)  # numpy ints too
     assert s.ctx[i] == 3
 
