@@ -38,7 +38,7 @@ void apply(State& state, int a) {
     if (!decision_offers(kind, range))
         throw std::invalid_argument("action " + std::to_string(a) +
                                     " is not of a range the pending decision offers");
-    // (the C++ state keeps no legal-action cache of its own here; see State)
+    // Python clears state.legal_cache here; fort::State holds no cache of legal actions
     HANDLERS[range](state, static_cast<int>(actor), game.action_index[a], static_cast<int>(kind));
 }
 

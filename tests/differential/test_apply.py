@@ -87,9 +87,20 @@ def assert_equal(cpp: Any, want: dict[str, np.ndarray], where: str) -> None:
 @pytest.mark.parametrize(("n", "setup"), CONFIGS)
 def test_random_games_step_alike(n: int, setup: str) -> None:
     """A C++ state plays a whole game alongside the Python one, equal after every action."""
+    play_alike(n, setup, range(GAMES_PER_CONFIG))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n", "setup"), CONFIGS)
+def test_many_random_games_step_alike(n: int, setup: str) -> None:
+    """``pytest -m slow``: 2,400 more games (400 per setup), other seeds."""
+    play_alike(n, setup, range(10_000, 10_400))
+
+
+def play_alike(n: int, setup: str, seeds: range) -> None:
     g = game(n, setup)
     kinds: set[int] = set()
-    for seed in range(GAMES_PER_CONFIG):
+    for seed in seeds:
         py = g.new_initial_state(seed)
         cpp = core().deal(cpp_backend.core_game(g), seed)
         assert_equal(cpp, arrays(py), f"{n}p {setup} seed {seed}: the deal")
@@ -325,3 +336,36 @@ def test_a_state_with_a_bad_array_entry_is_refused(where: str) -> None:
     with pytest.raises(ValueError, match="out of range"):
         core().apply_unchecked(state, g.layout.SKIP_PLAY)
     assert_equal(state, source, f"a bad {where}")
+
+
+def test_mutated_states_raise_or_apply_but_never_crash() -> None:
+    """Mid-game states with a few fields set to values the rules do not expect, and actions
+    of any range: apply_unchecked applies them or raises a Python exception (run under
+    scripts/sanitize.sh, any memory error is reported)."""
+    rng = np.random.default_rng(0)
+    outcomes: dict[str, int] = {}
+    for n, setup in CONFIGS:
+        g = game(n, setup)
+        py = g.new_initial_state(int(rng.integers(1000)))
+        pyrng = random.Random(n)
+        snapshots = []
+        while not py.is_terminal() and len(snapshots) < 60:
+            snapshots.append((arrays(py), legality.raw_legal(py)))
+            py.apply_action(pyrng.choice(py.legal_actions()))
+        for source, raw in snapshots:
+            bad = {k: v.copy() for k, v in source.items()}
+            for _ in range(int(rng.integers(1, 4))):
+                name = str(rng.choice(["ctx", "ctx", "zone", "owner", "players", "coin_as"]))
+                flat = bad[name].reshape(-1)
+                flat[rng.integers(flat.size)] = rng.integers(-3, 12)
+            state = cpp_state(g, bad)
+            for k in range(3):
+                # mostly an action the position offered before the mutation
+                a = int(rng.choice(raw) if k < 2 else rng.integers(g.num_distinct_actions))
+                try:
+                    core().apply_unchecked(state, a)
+                    outcome = "applied"
+                except (IndexError, ValueError, RuntimeError, OverflowError) as exc:
+                    outcome = type(exc).__name__
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    assert outcomes.get("applied", 0) > 150 and outcomes.get("ValueError", 0) > 100, outcomes

@@ -13,7 +13,8 @@ namespace fort {
 // handlers.apply: apply an action known to be (locally) legal. Throws std::out_of_range for
 // an action outside [0, num_actions) or a terminal state, std::invalid_argument for an
 // action of a range the pending decision does not offer (decision_offers); the state is then
-// unchanged.
+// unchanged. An error deeper in the rules (std::logic_error: a state the engine cannot
+// reach; std::overflow_error: a program past MAX_STEPS) may leave it changed, as in Python.
 void apply(State& state, int a);
 
 // Throws std::invalid_argument if a field the rules use as an index (a seat, a card, a suit,
