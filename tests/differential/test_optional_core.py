@@ -70,3 +70,22 @@ def test_core_is_built_where_it_must_be() -> None:
     if os.environ.get("CI") != "true" and not os.environ.get("FORT_ENV_REQUIRE_CORE"):
         pytest.skip("the extension is optional here (neither CI=true nor FORT_ENV_REQUIRE_CORE)")
     assert cpp_backend.available(), cpp_backend.why_unavailable()
+
+
+def test_cpp_backend_game_without_the_extension_is_a_config_error() -> None:
+    run = _run(
+        """
+        import sys
+        sys.modules["fort_env._core"] = None
+        import fort_env
+        from fort_env.errors import ConfigError
+        assert fort_env.FortGame(2).backend == "python"
+        try:
+            fort_env.FortGame(2, backend="cpp")
+        except ConfigError as exc:
+            print("ERROR", exc)
+        """,
+        {"FORT_ENV_BACKEND": "python"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert 'ERROR backend "cpp" needs the compiled extension' in run.stdout
