@@ -62,8 +62,19 @@ STATE_CLASSES: dict[str, Any] = {}
 BACKEND_VARIABLE = "FORT_ENV_BACKEND"
 
 
+def default_backend() -> str:
+    """The backend of a ``FortGame`` made without one: ``$FORT_ENV_BACKEND`` if set, else
+    ``"cpp"`` when the compiled core is built and up to date, else ``"python"`` (the two give
+    the same results, proved by tests/differential; only speed differs)."""
+    name = os.environ.get(BACKEND_VARIABLE)
+    if name:
+        return name
+    cls: Any = STATE_CLASSES.get("cpp")
+    return "cpp" if cls is not None and cls.usable() else "python"
+
+
 def _backend(backend: str | None) -> str:
-    name = os.environ.get(BACKEND_VARIABLE, "python") if backend is None else backend
+    name = default_backend() if backend is None else backend
     if name not in BACKENDS:
         where = f" (from ${BACKEND_VARIABLE})" if backend is None else ""
         raise ConfigError(f"backend must be one of {BACKENDS}, got {name!r}{where}")
@@ -83,7 +94,8 @@ class FortGame(GameFacts):
 
     ``backend`` chooses the engine its states run on: ``"python"`` (:class:`FortState`) or
     ``"cpp"`` (``fort_env.cpp_backend.CppFortState``: the same API and results, the compiled
-    core underneath); ``None`` reads ``$FORT_ENV_BACKEND``, default ``"python"``. It is
+    core underneath); ``None`` takes :func:`default_backend`: ``$FORT_ENV_BACKEND`` if set,
+    else ``"cpp"`` when the compiled core is usable, else ``"python"``. It is
     ``game.backend``. Raises ``ConfigError`` for another name, or ``"cpp"`` without a usable
     compiled core (the message says why)."""
 

@@ -362,6 +362,11 @@ class CppFortState(FortState):
 
     # ------------------------------------------------------------------ construction
     @classmethod
+    def usable(cls) -> bool:
+        """Whether this backend can run here (the compiled core is built and up to date)."""
+        return available()
+
+    @classmethod
     def require_backend(cls) -> None:
         """Raise :class:`ConfigError` if the compiled core is not usable (``FortGame`` calls
         this for ``backend="cpp"``)."""

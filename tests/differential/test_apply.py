@@ -90,10 +90,11 @@ def test_random_games_step_alike(n: int, setup: str) -> None:
     play_alike(n, setup, range(GAMES_PER_CONFIG))
 
 
-@pytest.mark.slow
+@pytest.mark.expensive
 @pytest.mark.parametrize(("n", "setup"), CONFIGS)
 def test_many_random_games_step_alike(n: int, setup: str) -> None:
-    """``pytest -m slow``: 2,400 more games (400 per setup), other seeds."""
+    """``scripts/run_expensive.sh``: 2,400 more games (400 per setup), other seeds (about 15
+    minutes; CI's slow step runs the mask path's 2,400 and the lockstep harness's 60 instead)."""
     play_alike(n, setup, range(10_000, 10_400))
 
 
