@@ -291,9 +291,9 @@ def register(app: Any) -> None:
 def register_ladder(app: Any) -> None:
     """Add the ``ladder`` command (``agents.ladder``) to a typer app::
 
-        fort-env ladder [--num-players N] [--games G] [--seed S] [--workers W] [--bots A,B,...]
-                        [--ismcts-ms 10,50] [--ppo-quick PATH] [--ppo-full PATH] [--add SPECS]
-                        [--doc docs/agents.md] [--plot PNG] [--no-doc] [--json] [--setup ...]
+    fort-env ladder [--num-players N] [--games G] [--seed S] [--workers W] [--bots A,B,...]
+                    [--ismcts-ms 10,50] [--ppo-quick PATH] [--ppo-full PATH] [--add SPECS]
+                    [--doc docs/agents.md] [--plot PNG] [--no-doc] [--json] [--setup ...]
     """
     from pathlib import Path
 
