@@ -381,6 +381,11 @@ def ladder_markdown(result: dict[str, Any], plot: str | None = None, when: str =
     return "\n".join(lines) + "\n"
 
 
+def _begin_prefix(num_players: int) -> str:
+    """What every version of the begin marker starts with (its comment text may change)."""
+    return f"<!-- ladder:{num_players}p:begin"
+
+
 def check_section(doc: str | os.PathLike[str], num_players: int) -> None:
     """Refuse a document whose ladder markers are broken (before any game is played).
 
@@ -391,8 +396,7 @@ def check_section(doc: str | os.PathLike[str], num_players: int) -> None:
     if not path.exists():
         return
     text = path.read_text(encoding="utf-8")
-    begin, end = markers(num_players)
-    head = begin.split(" ", 2)[0] + " " + begin.split(" ", 2)[1]  # "<!-- ladder:Np:begin"
+    head, end = _begin_prefix(num_players), markers(num_players)[1]
     nb, ne = text.count(head), text.count(end)
     if (nb, ne) not in ((0, 0), (1, 1)) or (nb and text.index(head) > text.index(end)):
         raise ValueError(
@@ -418,7 +422,7 @@ def write_section(doc: str | os.PathLike[str], num_players: int, body: str) -> P
         path.write_text(f"# Agents\n\n{section}", encoding="utf-8")
         return path
     text = path.read_text(encoding="utf-8")
-    head = " ".join(begin.split(" ", 2)[:2])
+    head = _begin_prefix(num_players)
     if head in text:
         i = text.index(head)
         j = text.index(end) + len(end)
