@@ -316,7 +316,8 @@ def plot_ladder(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     ax.set_xlabel("OpenSkill rating mu (bars: mu ± 2 sigma)")
     ax.set_title(
         f"Fort ladder, {result['num_players']} players: {result['games_per_table']} games "
-        f"per table, seed {result['seed']}"
+        f"per table\nseed {result['seed']}",
+        fontsize=10,
     )
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
