@@ -12,7 +12,8 @@ spec                            agent
 ``heuristic``                   the strongest heuristic (:data:`HEURISTIC`)
 ``greedy[:k=v[:k=v]]``          one-play lookahead over determinised states (``agents.greedy``)
 ``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.ismcts``), e.g.
-                                ``ismcts:iterations=200`` or ``ismcts:seconds=0.2``
+                                ``ismcts:iterations=200``, ``ismcts:seconds=0.2`` or
+                                ``ismcts:ms=50`` (milliseconds per decision)
 ``ppo:PATH``                    a trained policy (registered by the training code)
 ``rllib:PATH``                  a policy trained on Ray RLlib (``agents.rllib_agent``; needs Ray)
 ==============================  ===============================================================

@@ -165,6 +165,7 @@ def _player_counts(text: str) -> list[int]:
 
 def register(app: Any) -> None:
     """Add the ``tournament``, ``play`` and ``analyze`` commands to a typer app."""
+    register_ladder(app)  # and ``ladder``
 
     @app.command("tournament")
     def tournament_cmd(
@@ -285,3 +286,161 @@ def register(app: Any) -> None:
         _check_out_dir(out)
         with failures():
             analyze(games, agents, num_players, seed, workers, out, json_output, setup, cards=cards)
+
+
+def register_ladder(app: Any) -> None:
+    """Add the ``ladder`` command (``agents.ladder``) to a typer app::
+
+    fort-env ladder [--num-players N] [--games G] [--seed S] [--workers W] [--bots A,B,...]
+                    [--ismcts-ms 10,50] [--ppo-quick PATH] [--ppo-full PATH] [--add SPECS]
+                    [--doc docs/agents.md] [--plot PNG] [--no-doc] [--json] [--setup ...]
+    """
+    from pathlib import Path
+
+    @app.command("ladder")
+    def ladder_cmd(
+        num_players: Annotated[
+            int, typer.Option("--num-players", min=2, max=4, help="Players per table: 2, 3 or 4.")
+        ] = 2,
+        games: Annotated[
+            int,
+            typer.Option(
+                "--games",
+                min=1,
+                max=10**6,
+                help="Games per table (every combination of N different bots); a multiple "
+                "of N balances the seats.",
+            ),
+        ] = 20,
+        seed: Annotated[
+            int | None,
+            typer.Option(
+                "--seed",
+                min=0,
+                max=MAX_SEED,
+                help="Run seed (every table's deals derive from it); a fresh one, printed, "
+                "if not given.",
+            ),
+        ] = None,
+        workers: Annotated[
+            int, typer.Option("--workers", min=1, max=256, help="Parallel processes.")
+        ] = 1,
+        bots: Annotated[
+            str | None,
+            typer.Option("--bots", help="Comma-separated agent specs instead of every bot."),
+        ] = None,
+        ismcts_ms: Annotated[
+            str, typer.Option("--ismcts-ms", help="IS-MCTS budgets, ms per decision.")
+        ] = "10,50",
+        ppo_quick: Annotated[
+            str | None,
+            typer.Option(
+                "--ppo-quick",
+                help="Model of the quick preset (default runs/quick/model.safetensors, if "
+                "it exists).",
+            ),
+        ] = None,
+        ppo_full: Annotated[
+            str | None,
+            typer.Option(
+                "--ppo-full",
+                help="Model of the full preset (default runs/full/model.safetensors, if it "
+                "exists).",
+            ),
+        ] = None,
+        add: Annotated[
+            str, typer.Option("--add", help="Comma-separated agent specs to add to the bots.")
+        ] = "",
+        doc: Annotated[
+            str, typer.Option("--doc", help="Markdown file whose ladder section is regenerated.")
+        ] = "docs/agents.md",
+        plot: Annotated[
+            str | None,
+            typer.Option("--plot", help="PNG of the ratings (default docs/ladder-Np.png)."),
+        ] = None,
+        no_doc: Annotated[
+            bool, typer.Option("--no-doc", help="Write neither the doc section nor the plot.")
+        ] = False,
+        json_output: Annotated[
+            bool,
+            typer.Option("--json", help="Print one JSON object (schema: agents/ladder.py)."),
+        ] = False,
+        setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+    ) -> None:
+        """Rate every bot: a seat-rotated round robin, OpenSkill ratings, table, plot, doc."""
+        import os
+        import secrets
+
+        from fort_env.constants import SEED_LIMIT
+
+        from .ladder import (
+            Bot,
+            check_section,
+            default_bots,
+            format_ladder,
+            ladder_markdown,
+            plot_ladder,
+            run_ladder,
+            write_section,
+        )
+
+        budgets: list[float] = []
+        for part in _split(ismcts_ms):
+            try:
+                budgets.append(float(part))
+            except ValueError:
+                bad_option("--ismcts-ms", f"{part!r} is not a number of milliseconds")
+        for option, given in (("--ppo-quick", ppo_quick), ("--ppo-full", ppo_full)):
+            if given is not None and not Path(given).is_file():
+                bad_option(option, f"no model file at {given}")
+        if bots is not None:
+            specs = _split(bots)
+            entrants = [Bot(s, s) for s in specs]
+            if len(set(specs)) != len(specs):
+                bad_option("--bots", "the same bot twice")
+        else:
+            with failures("--ismcts-ms"):
+                entrants = default_bots(budgets, ppo_quick, ppo_full, _split(add))
+        if len(entrants) < num_players:
+            bad_option("--bots", f"{len(entrants)} bots for {num_players}-player tables: need more")
+        _check_game(num_players, setup, None)
+        _check_agents([b.spec for b in entrants], "--bots" if bots is not None else "--add")
+        plot_path = Path(plot or f"docs/ladder-{num_players}p.png")
+        if not no_doc:
+            with failures("--doc"):
+                check_section(doc, num_players)
+            with failures("--plot"):
+                import matplotlib  # noqa: F401  (the train extra; fail before the games)
+
+                plot_path.parent.mkdir(parents=True, exist_ok=True)
+        if seed is None:
+            seed = secrets.randbelow(SEED_LIMIT)
+            typer.echo(f"ladder seed {seed} (fresh; --seed {seed} replays it)", err=True)
+        command = f"fort-env ladder --num-players {num_players} --games {games} --seed {seed}"
+        command += f" --workers {workers}"
+        if bots is not None:
+            command += f" --bots {','.join(b.spec for b in entrants)}"
+        else:
+            if ismcts_ms != "10,50":
+                command += f" --ismcts-ms {ismcts_ms}"
+            for option, given in (("--ppo-quick", ppo_quick), ("--ppo-full", ppo_full)):
+                if given is not None:
+                    command += f" {option} {given}"
+            if add:
+                command += f" --add {add}"
+        if setup != "basic":
+            command += f" --setup {setup}"
+        with failures():
+            result = run_ladder(entrants, num_players, games, seed, workers, setup,
+                                command=command)  # fmt: skip
+            if json_output:
+                sys.stdout.write(json.dumps(result) + "\n")
+            else:
+                sys.stdout.write(format_ladder(result))
+        if not no_doc:
+            with failures("--plot"):
+                plot_ladder(result, plot_path)
+            rel = os.path.relpath(plot_path.resolve(), Path(doc).resolve().parent)
+            with failures("--doc"):
+                write_section(doc, num_players, ladder_markdown(result, rel))
+            typer.echo(f"wrote {plot_path} and the ladder section of {doc}", err=True)

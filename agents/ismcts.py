@@ -21,7 +21,8 @@ One tree per decision, from the searching seat's point of view. Each iteration:
 
 The action played is the root's most visited child. The budget per searched decision is
 ``iterations`` iterations or ``seconds`` seconds, whichever ends first (``seconds=0``: no time
-limit). Root decisions that are not branching kinds go to the heuristic.
+limit); ``ms`` gives the time limit in milliseconds instead (``ismcts:ms=50`` is
+``ismcts:seconds=0.05``). Root decisions that are not branching kinds go to the heuristic.
 
 Needs ``info["determinize"]`` (the tournament runner gives it); raises
 :class:`~agents.base.MissingInfoError` without it.
@@ -84,11 +85,16 @@ class ISMCTSAgent(BaseAgent):
     Args:
         iterations: iterations per searched decision.
         seconds: time limit per searched decision (0: none).
+        ms: the time limit in milliseconds instead of ``seconds`` (give one of the two).
         c: UCB1 exploration constant (values are in [0, 1]).
         rollout: ``"heuristic"`` or ``"random"`` default policy.
         extra_turns: turn ends to play past the horizon before evaluating.
         evaluation: the weights of the evaluation function (``agents.evaluation.WEIGHTS``).
         seed: the agent's seed.
+
+    Raises:
+        ValueError: an unknown ``rollout``; both ``seconds`` and ``ms``; a negative or
+            infinite time limit.
     """
 
     name = "ismcts"
@@ -97,6 +103,7 @@ class ISMCTSAgent(BaseAgent):
         self,
         iterations: int = 200,
         seconds: float = 0.0,
+        ms: float | None = None,
         c: float = 0.1,
         rollout: str = "heuristic",
         extra_turns: int = 0,
@@ -107,6 +114,12 @@ class ISMCTSAgent(BaseAgent):
         if rollout not in ("heuristic", "random"):
             raise ValueError(f"rollout must be 'heuristic' or 'random', got {rollout!r}")
         self.iterations = int(iterations)
+        if ms is not None:
+            if seconds:
+                raise ValueError(f"give seconds or ms, not both (seconds={seconds}, ms={ms})")
+            seconds = float(ms) / 1000.0
+        if not (float(seconds) >= 0 and math.isfinite(float(seconds))):
+            raise ValueError(f"the time limit must be finite and at least 0, got {seconds} s")
         self.seconds = float(seconds)
         self.c = float(c)
         self.rollout = rollout

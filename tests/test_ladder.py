@@ -1,0 +1,200 @@
+"""``fort-env ladder`` (agents/ladder.py): the round robin, its ratings, the table, the plot and
+the regenerated section of the document; bad arguments; IS-MCTS budgets in milliseconds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agents import make
+from agents.ladder import (
+    LADDER_KEY,
+    Bot,
+    default_bots,
+    ladder_markdown,
+    markers,
+    run_ladder,
+    write_section,
+)
+from fort_env.cli import app
+from tests.test_console_script import fort_env_cli
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_ismcts_budget_in_milliseconds() -> None:
+    assert make("ismcts:ms=50").seconds == pytest.approx(0.05)  # type: ignore[attr-defined]
+    assert make("ismcts:seconds=0.2").seconds == pytest.approx(0.2)  # type: ignore[attr-defined]
+    assert make("ismcts").seconds == 0.0  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="not both"):
+        make("ismcts:ms=50:seconds=0.1")
+    with pytest.raises(ValueError, match="at least 0"):
+        make("ismcts:ms=-5")
+
+
+def test_default_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no runs/ here: the PPO bots are left out
+    names = [b.name for b in default_bots()]
+    assert names[:5] == ["random", "builder", "scorer", "opportunist", "greedy"]
+    assert "ismcts:ms=10" in names and "ismcts:ms=50" in names
+    assert not any(n.startswith("ppo") for n in names)
+    model = tmp_path / "runs" / "quick" / "model.safetensors"
+    model.parent.mkdir(parents=True)
+    model.write_bytes(b"")
+    bots = default_bots(ismcts_ms=[20, 200], ppo_full=model, add=["ismcts:iterations=5"])
+    specs = {b.name: b.spec for b in bots}
+    assert specs["ppo-quick"] == "ppo:runs/quick/model.safetensors"  # found by default
+    assert specs["ppo-full"] == f"ppo:{model}"
+    assert "ismcts:ms=20" in specs and "ismcts:ms=200" in specs
+    assert "ismcts:iterations=5" in specs
+    with pytest.raises(FileNotFoundError, match="ppo-full"):
+        default_bots(ppo_full=tmp_path / "missing.safetensors")
+    with pytest.raises(ValueError, match="positive"):
+        default_bots(ismcts_ms=[0])
+    with pytest.raises(ValueError, match="twice"):
+        default_bots(add=["random"])
+
+
+def test_stronger_bot_rated_above_random() -> None:
+    """Builder (the best heuristic) against random: 12 games, a few seconds. Random almost
+    never wins a game against it, so the ratings must order them with room to spare."""
+    result = run_ladder([Bot("random", "random"), Bot("builder", "builder")], 2, 12, seed=11,
+                        progress=False)  # fmt: skip
+    first, second = result["bots"]
+    assert (first["name"], second["name"]) == ("builder", "random")
+    assert first["win_rate"] >= 0.75
+    assert first["ordinal"] > second["ordinal"]
+    assert first["interval"][0] > second["mu"]  # builder's interval sits above random's mu
+    assert first["games"] == second["games"] == 12
+    h2h = result["head_to_head"]
+    assert h2h["builder"]["random"] == pytest.approx(first["win_rate"])
+    assert h2h["builder"]["builder"] is None
+
+
+def test_three_bots_every_pair_and_reproducible() -> None:
+    bots = [Bot(s, s) for s in ("random", "builder", "scorer")]
+    a = run_ladder(bots, 2, 2, seed=5, progress=False)
+    b = run_ladder(bots, 2, 2, seed=5, progress=False)
+    assert a["tables"] == 3 and a["games"] == 6
+    assert all(row["games"] == 4 for row in a["bots"])  # each bot meets the two others
+    strip = ("ms_per_decision",)
+    assert [{k: v for k, v in r.items() if k not in strip} for r in a["bots"]] == [
+        {k: v for k, v in r.items() if k not in strip} for r in b["bots"]
+    ]
+    four = run_ladder([*bots, Bot("opportunist", "opportunist")], 4, 1, seed=5, progress=False)
+    assert four["tables"] == 1 and four["head_to_head"] == {}
+    assert LADDER_KEY  # the tables' seeds are keyed apart from a tournament's
+
+
+def test_bad_ladder_arguments() -> None:
+    with pytest.raises(ValueError, match="need more bots"):
+        run_ladder([Bot("random", "random")], 2, 2)
+    with pytest.raises(ValueError, match="at least 1"):
+        run_ladder([Bot("random", "random"), Bot("builder", "builder")], 2, 0)
+
+
+def test_write_section_creates_appends_replaces(tmp_path: Path) -> None:
+    doc = tmp_path / "agents.md"
+    begin, end = markers(2)
+    write_section(doc, 2, "first\n")
+    assert doc.read_text().count(begin) == 1 and "first" in doc.read_text()
+    doc.write_text("# Agents\n\nintro\n\n" + doc.read_text().split("\n", 2)[2] + "\noutro\n")
+    write_section(doc, 2, "second\n")
+    text = doc.read_text()
+    assert "first" not in text and "second" in text
+    assert text.count(begin) == 1 and text.count(end) == 1
+    assert text.index("intro") < text.index(begin) < text.index(end) < text.index("outro")
+    write_section(doc, 4, "four players\n")  # its own section, after the 2-player one
+    text = doc.read_text()
+    assert text.count(markers(4)[0]) == 1 and "second" in text and "four players" in text
+    doc.write_text(f"{begin}\nno end\n")
+    with pytest.raises(ValueError, match="markers are broken"):
+        write_section(doc, 2, "x")
+    doc.write_text(f"{end}\n{begin}\n")
+    with pytest.raises(ValueError, match="markers are broken"):
+        write_section(doc, 2, "x")
+
+
+def test_markdown_names_the_command_and_the_run() -> None:
+    result = run_ladder([Bot("random", "random"), Bot("builder", "builder")], 2, 2, seed=1,
+                        progress=False, command="fort-env ladder --games 2")  # fmt: skip
+    text = ladder_markdown(result, "ladder-2p.png", when="TODAY")
+    assert "`fort-env ladder --games 2`" in text and "TODAY" in text and "seed 1" in text
+    assert "| 1 | `builder` |" in text and "](ladder-2p.png)" in text
+
+
+def test_console_script_ladder_and_rerun(tmp_path: Path) -> None:
+    """The command as a user runs it: two cheap bots, two games; the rerun replaces the
+    section (no duplication) and keeps the rest of the document."""
+    doc = tmp_path / "docs" / "agents.md"
+    doc.parent.mkdir()
+    doc.write_text("# Agents\n\nBefore.\n")
+    args = ["ladder", "--bots", "builder,random", "--games", "2", "--doc", str(doc)]
+    proc = fort_env_cli(*args, "--seed", "4", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "Ladder: 2 players" in proc.stdout
+    assert "builder" in proc.stdout and "random" in proc.stdout
+    plot = tmp_path / "docs" / "ladder-2p.png"
+    assert plot.read_bytes()[:8] == PNG_MAGIC
+    begin, end = markers(2)
+    text = doc.read_text()
+    assert text.startswith("# Agents\n\nBefore.\n") and text.count(begin) == 1
+    assert "--seed 4" in text and "](ladder-2p.png)" in text
+    doc.write_text(text + "\nAfter.\n")
+    again = fort_env_cli(*args, "--json", cwd=tmp_path)  # no --seed: a fresh one, printed
+    assert again.returncode == 0, again.stderr
+    result = json.loads(again.stdout)
+    assert "ladder seed" in again.stderr and f"--seed {result['seed']}" in again.stderr
+    text = doc.read_text()
+    assert text.count(begin) == 1 and text.count(end) == 1
+    assert "--seed 4 " not in text and f"--seed {result['seed']} " in text
+    assert text.startswith("# Agents\n\nBefore.\n") and text.rstrip().endswith("After.")
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "code"),
+    [
+        (["--bots", "builder,nosuch"], "--bots nosuch", 1),
+        (["--bots", "builder"], "--bots", 2),
+        (["--bots", "random,random"], "--bots", 2),
+        (["--ppo-quick", "/nonexistent/model.safetensors"], "--ppo-quick", 2),
+        (["--ppo-full", "/nonexistent/model.safetensors"], "--ppo-full", 2),
+        (["--ismcts-ms", "10,fast"], "--ismcts-ms", 2),
+        (["--ismcts-ms", "-10"], "--ismcts-ms", 1),
+        (["--add", "ismcts:nope=1"], "--add ismcts:nope=1", 1),
+        (["--bots", "builder,random", "--setup", "weird"], "--setup", 2),
+    ],
+    ids=lambda x: " ".join(x) if isinstance(x, list) else str(x),
+)
+def test_bad_arguments_one_line(args: list[str], option: str, code: int) -> None:
+    result = CliRunner().invoke(app, ["ladder", "--games", "1", "--no-doc", *args])
+    assert result.exit_code == code, result.output
+    text = result.stderr if result.stderr else result.output
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {option}: "), lines
+
+
+@pytest.mark.parametrize("args", [["--games", "0"], ["--num-players", "5"], ["--seed", "-1"]])
+def test_out_of_range_is_a_usage_error(args: list[str]) -> None:
+    result = CliRunner().invoke(app, ["ladder", "--bots", "builder,random", *args])
+    assert result.exit_code == 2
+    text = result.stderr if result.stderr else result.output
+    assert f"'{args[0]}'" in text and "Traceback" not in text
+
+
+def test_broken_doc_markers_fail_before_any_game(tmp_path: Path) -> None:
+    doc = tmp_path / "agents.md"
+    doc.write_text(f"{markers(2)[0]}\n")
+    result = CliRunner().invoke(
+        app,
+        ["ladder", "--bots", "builder,random", "--games", "1", "--doc", str(doc),
+         "--plot", str(tmp_path / "plot.png")],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    text = result.stderr if result.stderr else result.output
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: --doc: ") and "broken" in lines[0]
+    assert not (tmp_path / "plot.png").exists() and "ladder seed" not in text
