@@ -29,16 +29,18 @@ from typing import Any
 import fort_env
 from fort_env import FortGame, FortState
 from fort_env.constants import MADE_UP_RULES, PERKS
+from fort_env.core import default_backend
 
 CardSpec = str | int
 Seats = Mapping[int, Sequence[CardSpec]]
 
-_GAMES: dict[tuple[int, str], FortGame] = {}
+_GAMES: dict[tuple[int, str, str], FortGame] = {}
 
 
 def game_for(num_players: int, setup: str = "basic") -> FortGame:
-    """A shared ``FortGame`` (loading the card set is the slow part)."""
-    key = (num_players, setup)
+    """A shared ``FortGame`` (loading the card set is the slow part), one per backend: the
+    default one (``fort_env.core.default_backend``, which ``$FORT_ENV_BACKEND`` sets)."""
+    key = (num_players, setup, default_backend())
     if key not in _GAMES:
         _GAMES[key] = FortGame(num_players, setup)
     return _GAMES[key]

@@ -110,11 +110,14 @@ def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
     assert compared > 1000
 
 
-def test_a_card_whose_steps_cannot_start_is_refused_without_search() -> None:
+def test_a_card_whose_steps_cannot_start_is_refused_without_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """R32 "dead" modes: with full Stuff and a full Pack, Rusty (public "gather(any) x shovel",
     private "pack") has no step that can start, so it cannot be played; with room in the Pack,
     "pack" can run first and free the Stuff for the gather, so "private, then public (fully)"
     stays legal even though the gather could not start on its own."""
+    monkeypatch.setenv("FORT_ENV_BACKEND", "python")  # reads the Python engine's internals
     from fort_env.rules import base, witness
     from tests.scenario import act, build, can, card_id, legal
 
@@ -149,11 +152,14 @@ def test_a_one_step_action_is_judged_without_the_card_being_played() -> None:
     assert reference_legal_actions(spare) == spare.legal_actions()
 
 
-def test_a_first_action_that_cannot_help_the_second_does_not_keep_a_mode_alive() -> None:
+def test_a_first_action_that_cannot_help_the_second_does_not_keep_a_mode_alive(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """R32 dead modes, "Y, then X (fully)": Giggles (public "gather(toys) x any_suit", private
     "lookout") with full toys cannot gather, and tucking a card into the Lookout changes
     nothing the gather needs, so "private, then public (fully)" is refused without search,
     although the Lookout step itself can be done."""
+    monkeypatch.setenv("FORT_ENV_BACKEND", "python")  # reads the Python engine's internals
     from fort_env.rules import witness
     from tests.scenario import act, build, card_id, legal
 

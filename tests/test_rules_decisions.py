@@ -10,6 +10,7 @@ import pytest
 from fort_env import DecisionKind as K
 from fort_env import FortGame
 from fort_env.cards import DATA_DIR
+from fort_env.core import default_backend
 
 from . import scenario
 from .scenario import act, build, can, ids, legal, pass_all, player
@@ -221,7 +222,9 @@ def test_trash_this_for_a_follower(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         text, 'public = "gather(pizza) -> pack"', 'public = "score -> trash_this"'
     )
     (data / "cards.toml").write_text(text)
-    monkeypatch.setitem(scenario._GAMES, (2, "basic"), FortGame(2, cards=str(data)))
+    monkeypatch.setitem(
+        scenario._GAMES, (2, "basic", default_backend()), FortGame(2, cards=str(data))
+    )
     s = build(2, hands={0: ["Bones"], 1: ["Doc"]})
     act(s, "play Bones", "use public (fully)", "follow with Doc")
     assert player(s, 1)["score"] == 1
