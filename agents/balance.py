@@ -348,7 +348,7 @@ def write_plot(report: Mapping[str, Any], out: Path) -> Path:
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.24 * len(rows) + 1.8), sharey=True)
     y = np.arange(len(rows))
     for ax, meas in zip(axes, MEASURES, strict=True):
-        ratio = np.array([r[meas]["ratio"] or np.nan for r in rows])
+        ratio = np.array([np.nan if r[meas]["ratio"] is None else r[meas]["ratio"] for r in rows])
         ci = np.array([r[meas]["ci"] or [np.nan, np.nan] for r in rows])
         err = np.vstack([ratio - ci[:, 0], ci[:, 1] - ratio])
         colours = [
