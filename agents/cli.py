@@ -9,6 +9,13 @@ issue::
     fort-env play --num-players N --opponents heuristic,random [--seed S] [--seat K]
     fort-env analyze --games G --agents heuristic [--num-players 2,3,4] [--seed S] [--workers W]
                      [--out DIR] [--json] [--setup basic|advanced] [--cards DIR]
+    fort-env analyze balance --games G [--agents builder,opportunist] [--num-players 2,3,4]
+                     [--seed S] [--workers W] [--out DIR] [--json] [--setup basic|advanced]
+                     [--cards DIR] [--band 0.8,1.25] [--confidence 0.95]
+
+``analyze`` is a command group: without a subcommand it prints the card-set report
+(``agents/analyze.py``); ``analyze balance`` measures each card's balance
+(``agents/balance.py``). Options go after the subcommand's name.
 """
 
 from __future__ import annotations
@@ -24,7 +31,11 @@ from fort_env.cli_errors import bad_option, failures
 from fort_env.constants import SEED_LIMIT
 from fort_env.engine import FortGame
 
-__all__ = ["analyze", "play", "register", "tournament"]
+__all__ = ["analyze", "analyze_balance", "play", "register", "tournament"]
+
+# The agents of ``analyze balance``: the two strongest cheap bots, about even with each other
+# (docs/cards.md, "Card balance"); greedy and ismcts are stronger but 30-100x slower.
+BALANCE_AGENTS = "builder,opportunist"
 
 CARDS_HELP = "A card data directory (docs/cards.md); the shipped set if not given."
 
@@ -107,6 +118,41 @@ def analyze(
     return report
 
 
+def analyze_balance(
+    games: int = 200,
+    agents: str = BALANCE_AGENTS,
+    num_players: str = "2,3,4",
+    seed: int = 0,
+    workers: int = 1,
+    out: str | None = "analysis",
+    json_output: bool = False,
+    setup: str = "basic",
+    progress: bool = True,
+    cards: str | None = None,
+    band: tuple[float, float] = (0.8, 1.25),
+    confidence: float = 0.95,
+) -> dict[str, Any]:
+    """Measure every card's balance (``agents.balance.balance``) and print it (a rich table,
+    or one JSON object with ``json_output``); write ``balance.png`` into ``out``.
+
+    Raises:
+        ValueError: bad agents, counts, band or confidence (``agents.balance.balance``).
+    """
+    from rich.console import Console
+
+    from .balance import balance, print_balance
+
+    counts = [int(x) for x in _split(num_players)]
+    report = balance(_split(agents), games, counts, seed=seed, workers=workers, out=out,
+                     setup=setup, cards=cards, confidence=confidence, band=band,
+                     progress=progress)  # fmt: skip
+    if json_output:
+        sys.stdout.write(json.dumps(report) + "\n")
+    else:
+        print_balance(report, Console(width=180))
+    return report
+
+
 MAX_SEED = SEED_LIMIT - 1
 SETUPS = ("basic", "advanced")
 
@@ -161,6 +207,18 @@ def _player_counts(text: str) -> list[int]:
             bad_option("--num-players", f"{part!r} is not a player count (2, 3 or 4)")
         counts.append(int(part))
     return counts
+
+
+def _band(text: str) -> tuple[float, float]:
+    """``"0.8,1.25"`` -> ``(0.8, 1.25)``; anything else is a usage error of ``--band``."""
+    parts = _split(text)
+    try:
+        low, high = (float(x) for x in parts)
+    except ValueError:
+        bad_option("--band", f"{text!r} is not two numbers LOW,HIGH (e.g. 0.8,1.25)")
+    if not 0 < low < 1 < high:
+        bad_option("--band", f"{text!r}: need 0 < LOW < 1 < HIGH")
+    return low, high
 
 
 def register(app: Any) -> None:
@@ -255,8 +313,16 @@ def register(app: Any) -> None:
         with failures():
             play(num_players, opponents, seed, seat, setup)
 
-    @app.command("analyze")
+    analyze_app = typer.Typer(
+        invoke_without_command=True,
+        help="Simulate games and report how the card set plays (tables and PNG plots); "
+        "'analyze balance' measures each card's owner win ratio.",
+    )
+    app.add_typer(analyze_app, name="analyze")
+
+    @analyze_app.callback()
     def analyze_cmd(
+        ctx: typer.Context,
         games: Annotated[
             int, typer.Option("--games", min=1, max=10**7, help="Games per player count.")
         ] = 200,
@@ -280,12 +346,74 @@ def register(app: Any) -> None:
         cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
     ) -> None:
         """Simulate games and report how the card set plays (tables and PNG plots)."""
+        if ctx.invoked_subcommand is not None:
+            # typer vendors click: compare the source by name, not with click's enum
+            given = [
+                p.opts[0]
+                for p in ctx.command.params
+                if getattr(ctx.get_parameter_source(p.name or ""), "name", "") == "COMMANDLINE"
+            ]
+            if given:
+                bad_option(
+                    given[0],
+                    f"give the options of 'analyze {ctx.invoked_subcommand}' after "
+                    f"'{ctx.invoked_subcommand}'",
+                )
+            return
         counts = _player_counts(num_players)
         _check_game(counts[0], setup, cards)
         _check_agents(_split(agents), "--agents")
         _check_out_dir(out)
         with failures():
             analyze(games, agents, num_players, seed, workers, out, json_output, setup, cards=cards)
+
+    @analyze_app.command("balance")
+    def balance_cmd(
+        games: Annotated[
+            int,
+            typer.Option(
+                "--games", min=1, max=10**7, help="Games per player count (3334 x 3 = 10,002)."
+            ),
+        ] = 200,
+        agents: Annotated[
+            str, typer.Option("--agents", help="Comma-separated agent specs, seated in turn.")
+        ] = BALANCE_AGENTS,
+        num_players: Annotated[
+            str, typer.Option("--num-players", help="Player counts, e.g. 2,3,4.")
+        ] = "2,3,4",
+        seed: Annotated[int, typer.Option("--seed", min=0, max=MAX_SEED, help="Run seed.")] = 0,
+        workers: Annotated[
+            int, typer.Option("--workers", min=1, max=256, help="Parallel processes.")
+        ] = 1,
+        out: Annotated[str, typer.Option("--out", help="Directory for balance.png.")] = "analysis",
+        json_output: Annotated[
+            bool, typer.Option("--json", help="Print the report as one JSON object.")
+        ] = False,
+        setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+        cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
+        band: Annotated[
+            str,
+            typer.Option(
+                "--band", help="The fair band of win ratios, LOW,HIGH (0 < LOW < 1 < HIGH)."
+            ),
+        ] = "0.8,1.25",
+        confidence: Annotated[
+            float,
+            typer.Option(
+                "--confidence", min=0.5, max=0.9999, help="Confidence of the Wilson intervals."
+            ),
+        ] = 0.95,
+    ) -> None:
+        """Per card: how often seats that owned or played it won, against their expected share
+        (Wilson intervals), with a plot; flags cards outside the band."""
+        counts = _player_counts(num_players)
+        limits = _band(band)
+        _check_game(counts[0], setup, cards)
+        _check_agents(_split(agents), "--agents")
+        _check_out_dir(out)
+        with failures():
+            analyze_balance(games, agents, num_players, seed, workers, out, json_output, setup,
+                            cards=cards, band=limits, confidence=confidence)  # fmt: skip
 
 
 def register_ladder(app: Any) -> None:

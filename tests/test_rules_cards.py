@@ -128,12 +128,19 @@ def test_punky_gathers_toys_per_squirtgun_and_scores() -> None:
 
 
 # ------------------------------------------------------------------------------- Rocket Bros
-def test_rocket_bros_double_skateboard_gathers_two() -> None:
-    # Rocket Bros [skateboard x2], public "gather(any) x skateboard": its double suit counts 2
+def test_rocket_bros_gathers_one_and_its_double_skateboard_counts_two_when_added() -> None:
+    # Rocket Bros [skateboard x2], public "gather(any)" (docs/cards.md, card balance): one
+    # resource of the chosen kind, whatever its suits
     s = build(2, leader=0, hands={0: ["Rocket Bros"]})
-    act(s, "play Rocket Bros", "use public (fully)", "stop adding", "choose pizza")
+    act(s, "play Rocket Bros", "use public (fully)", "choose pizza")
     pass_all(s)
-    assert stuff(s, 0) == (2, 0)
+    assert stuff(s, 0) == (1, 0)
+    # added to Ant [skateboard] "gather(pizza) x skateboard", its two skateboards count 2:
+    # 1 + 2 = 3 pizza
+    s = build(2, leader=0, hands={0: ["Ant", "Rocket Bros"]})
+    act(s, "play Ant", "use public (fully)", "add Rocket Bros", "stop adding")
+    pass_all(s)
+    assert stuff(s, 0) == (3, 0)
 
 
 def test_rocket_bros_advance_minus_one() -> None:

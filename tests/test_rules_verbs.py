@@ -8,7 +8,7 @@ Cards used (``fort_env/data/cards.toml``), public | private:
 - Doc: lookout | score x lookout_size; Kitty: gather(toys) x glue | trash
 - Noodle Twins (book x2): gather(any) x book | score x book -> trash_this
 - Prince: recruit | score x 2; Sarge: advance | gather(any) x fort_level
-- Dot: gather(pizza) x glue | advance(-1); Captain: lookout | advance(+1) -> score x 3
+- Dot: advance(-1) | gather(pizza) x glue; Captain: lookout | advance(+1) -> score x 3
 - Munch: gather(pizza) x 2 | spend(pizza) -> score x 3; Ghost: gather(any) x crown | trash_rival
 - Bones: gather(pizza) -> pack | copy_pack; Golden Boy: score x crown | copy_rival_pack
 - Chef: gather(pizza) x book | convert x 2; Giggles: gather(toys) x any_suit | lookout
@@ -201,7 +201,7 @@ PLAYS = [
         "advance(-1): one resource less",
         ["Dot"],
         {"stuff": {0: (0, 1)}},
-        ["play Dot", "use private (fully)", "pay toys from Stuff", "take made-up rule Big Plans"],
+        ["play Dot", "use public (fully)", "pay toys from Stuff", "take made-up rule Big Plans"],
         {"fort_level": 1, "stuff_toys": 0},
     ),
     (
@@ -494,12 +494,12 @@ def test_advance_cost_levels_and_modifiers():
     for stuff in ((1, 0), (0, 1)):
         s = position(["Dot"], stuff={0: stuff})
         act(s, "play Dot")
-        assert can(s, "use private (fully)")
-        act(s, "use private (fully)")
+        assert can(s, "use public (fully)")
+        act(s, "use public (fully)")
         assert s.decision.context["cost"] == (0, 0, 1)
     s = position(["Dot"], stuff={0: (0, 0)})
     act(s, "play Dot")
-    assert not can(s, "use private (fully)")
+    assert not can(s, "use public (fully)")
 
 
 def test_advance_discount_chooses_which_printed_resource_to_drop():
@@ -507,18 +507,18 @@ def test_advance_discount_chooses_which_printed_resource_to_drop():
     the cost becomes 2 "either" units, i.e. any 2 resources (2 pizza works, which dropping the
     "either" unit would not allow), and the PAY decisions make the choice."""
     s = position(["Dot"], stuff={0: (2, 0)}, level={0: 1})
-    act(s, "play Dot", "use private (fully)")
+    act(s, "play Dot", "use public (fully)")
     assert s.decision.context["cost"] == (0, 0, 2)
     act(s, "pay pizza from Stuff", "pay pizza from Stuff")
     assert player(s, 0)["fort_level"] == 2
     # 2 toys: likewise (the pizza is dropped)
     s = position(["Dot"], stuff={0: (0, 2)}, level={0: 1})
-    act(s, "play Dot", "use private (fully)")
+    act(s, "play Dot", "use public (fully)")
     assert legal(s) == ["pay toys from Stuff"]
     # one resource is not enough for a cost of two
     s = position(["Dot"], stuff={0: (0, 1)}, level={0: 1})
     act(s, "play Dot")
-    assert not can(s, "use private (fully)")  # 1 resource for a cost of 2
+    assert not can(s, "use public (fully)")  # 1 resource for a cost of 2
 
 
 def test_advance_pay_choices_keep_the_rest_payable():
@@ -535,8 +535,8 @@ def test_advance_pay_choices_keep_the_rest_payable():
 def test_advance_at_level_five_is_impossible():
     s = position(["Dot"], stuff={0: (0, 4)}, level={0: 5}, sculpture=1)
     act(s, "play Dot")
-    assert not can(s, "use private (fully)")
-    act(s, "use public (fully), then private", "stop adding")
+    assert not can(s, "use public (fully)")
+    act(s, "use private (fully), then public", "stop adding")
     assert player(s, 0)["fort_level"] == 5
     assert resources(s)["stuff_toys"] == 4
 
