@@ -14,7 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fort_env import FortGame
+from fort_env import FortGame, FortState
+from fort_env.actions import ActionLayout
+from fort_env.constants import COIN, SUITS
 
 from .oracle.compare import describe, disagreements
 from .oracle.play import PlayOracle, TooBig
@@ -46,54 +48,73 @@ def test_the_import_check_can_fail(tmp_path: Path) -> None:
 # One position per card effect shape (hand-built, leader 0 of 2 at a PLAY decision).
 SHAPES = {
     "Bud: full trash, partial gather (p.6)": dict(
-        hands={0: ["Bud", "Kitty"]}, stuff={0: (3, 0)}, level={0: 1}),
+        hands={0: ["Bud", "Kitty"]}, stuff={0: (3, 0)}, level={0: 1}
+    ),
     "Muhammad: Doodles and added glue (p.7)": dict(
-        hands={0: ["Doodles", "Kitty", "Bud"]}, stuff={0: (0, 2)}),
+        hands={0: ["Doodles", "Kitty", "Bud"]}, stuff={0: (0, 2)}
+    ),
     "Eleanor: Bug, The Moles, Lookout shovel (p.6)": dict(
-        hands={0: ["Bug", "The Moles"]}, lookout={0: ["Rusty"]}, level={0: 1}),
+        hands={0: ["Bug", "The Moles"]}, lookout={0: ["Rusty"]}, level={0: 1}
+    ),
     "Blitz: (recruit -> gather) x squirtgun, full Stuff": dict(
-        hands={0: ["Blitz", "Crash"]}, stuff={0: (0, 4)}),
+        hands={0: ["Blitz", "Crash"]}, stuff={0: (0, 4)}
+    ),
     "Icky & Sticky: (gather -> pack) x glue": dict(
-        hands={0: ["Icky & Sticky", "Kitty"]}, pack={0: (1, 0)}),
+        hands={0: ["Icky & Sticky", "Kitty"]}, pack={0: (1, 0)}
+    ),
     "Bones: gather -> pack; copy_pack": dict(
-        hands={0: ["Bones", "Kitty"]}, stuff={0: (0, 4)}, pack={0: (0, 1)}, level={0: 1}),
+        hands={0: ["Bones", "Kitty"]}, stuff={0: (0, 4)}, pack={0: (0, 1)}, level={0: 1}
+    ),
     "Moose: (spend(any) -> score) x shovel": dict(
-        hands={0: ["Moose", "Rusty"]}, stuff={0: (1, 1)}, pack={0: (1, 0)}),
+        hands={0: ["Moose", "Rusty"]}, stuff={0: (1, 1)}, pack={0: (1, 0)}
+    ),
     "Lefty and Captain: advance -> score": dict(
-        hands={0: ["Lefty", "Captain"]}, stuff={0: (2, 3)}, pack={0: (1, 0)}, level={0: 1}),
-    "Dot and Rocket Bros: advance(-1)": dict(
-        hands={0: ["Dot", "Rocket Bros"]}, stuff={0: (1, 0)}),
-    "Thunder: advance(+1), rule pick": dict(
-        hands={0: ["Thunder"]}, stuff={0: (1, 2)}),
+        hands={0: ["Lefty", "Captain"]}, stuff={0: (2, 3)}, pack={0: (1, 0)}, level={0: 1}
+    ),
+    "Dot and Rocket Bros: advance(-1)": dict(hands={0: ["Dot", "Rocket Bros"]}, stuff={0: (1, 0)}),
+    "Thunder: advance(+1), rule pick": dict(hands={0: ["Thunder"]}, stuff={0: (1, 2)}),
     "Tink: advance to Level 2, perk pick; convert x glue": dict(
-        hands={0: ["Tink", "Penny"]}, stuff={0: (3, 3)}, level={0: 1}, rules={0: "Loner"}),
+        hands={0: ["Tink", "Penny"]}, stuff={0: (3, 3)}, level={0: 1}, rules={0: "Loner"}
+    ),
     "Einstein: pack x book; score x pack_size": dict(
-        hands={0: ["Einstein", "Chef"]}, stuff={0: (1, 1)}, level={0: 1}),
+        hands={0: ["Einstein", "Chef"]}, stuff={0: (1, 1)}, level={0: 1}
+    ),
     "Golden Boy and Lil Boss: copy a rival's Pack": dict(
-        hands={0: ["Golden Boy", "Lil Boss"]}, stuff={0: (3, 3)}, pack={1: (1, 1)},
-        level={1: 1}),
+        hands={0: ["Golden Boy", "Lil Boss"]}, stuff={0: (3, 3)}, pack={1: (1, 1)}, level={1: 1}
+    ),
     "The Scrappers: trash_rival -> gather(any)": dict(
-        hands={0: ["The Scrappers", "Sparky"]}, yard={1: ["Bug", "Kitty"]}, stuff={0: (4, 3)}),
+        hands={0: ["The Scrappers", "Sparky"]}, yard={1: ["Bug", "Kitty"]}, stuff={0: (4, 3)}
+    ),
     "Prince and Dash: recruit": dict(
-        hands={0: ["Prince", "Dash"]}, yard={1: ["Bug"]}, park=["Ant", "Skids"], park_deck=["Ghost"]),
+        hands={0: ["Prince", "Dash"]}, yard={1: ["Bug"]}, park=["Ant", "Skids"], park_deck=["Ghost"]
+    ),
     "Doc and Scout: lookout; x lookout_size": dict(
-        hands={0: ["Doc", "Scout", "Kitty"]}, lookout={0: ["Tiny"]}, level={0: 1}),
+        hands={0: ["Doc", "Scout", "Kitty"]}, lookout={0: ["Tiny"]}, level={0: 1}
+    ),
     "Noodle Twins and Spike: x suit -> trash_this": dict(
-        hands={0: ["Noodle Twins", "Spike", "Patch"]}),
+        hands={0: ["Noodle Twins", "Spike", "Patch"]}
+    ),
     "Sarge: gather(any) x fort_level; advance": dict(
-        hands={0: ["Sarge"]}, stuff={0: (3, 2)}, level={0: 2}, perks={0: ["DIY"]}),
+        hands={0: ["Sarge"]}, stuff={0: (3, 2)}, level={0: 2}, perks={0: ["DIY"]}
+    ),
     "Chef: convert x 2": dict(hands={0: ["Chef", "Bones"]}, stuff={0: (3, 1)}, pack={0: (1, 0)}),
     "Giggles: x any_suit": dict(hands={0: ["Giggles", "Kitty"]}, stuff={0: (0, 2)}),
     "Puddin: a coin played card, x any_suit, x coin": dict(
-        hands={0: ["Puddin", "Bud"]}, stuff={0: (3, 3)}),
+        hands={0: ["Puddin", "Bud"]}, stuff={0: (2, 3)}
+    ),
     "Bitsy and Munch: spend -> gather; spend -> score": dict(
-        hands={0: ["Bitsy", "Munch"]}, stuff={0: (1, 1)}),
+        hands={0: ["Bitsy", "Munch"]}, stuff={0: (1, 1)}
+    ),
     "Sticky Fingers and XXL Backpack: pack": dict(
-        hands={0: ["Patch", "Ant"]}, perks={0: ["Sticky Fingers", "XXL Backpack"]},
-        level={0: 1}),
+        hands={0: ["Patch", "Ant"]}, perks={0: ["Sticky Fingers", "XXL Backpack"]}, level={0: 1}
+    ),
     "Bribe: lookout from the Park, a Yard, the Park deck": dict(
-        hands={0: ["Tiny"]}, perks={0: ["Bribe"]}, yard={1: ["Bug"]}, park=["Ant"],
-        park_deck=["Skids"]),
+        hands={0: ["Tiny"]},
+        perks={0: ["Bribe"]},
+        yard={1: ["Bug"]},
+        park=["Ant"],
+        park_deck=["Skids"],
+    ),
 }
 
 
@@ -115,11 +136,15 @@ def test_a_disagreement_is_reported() -> None:
 
 
 # ------------------------------------------------------------------ known disagreements
-@pytest.mark.xfail(strict=True, reason=(
-    "engine too lenient (R7, p.7 'at least one of its suits must change the effect'): in the "
-    "action used partially an added suit is allowed when its extra repetition could be done "
-    "from the state BEFORE the earlier repetitions ran; Ghost's gather(any) x crown with Stuff "
-    "4 pizza 3 toys gathers 1 toy, and a second crown (Blades) changes nothing"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "engine too lenient (R7, p.7 'at least one of its suits must change the effect'): in the "
+        "action used partially an added suit is allowed when its extra repetition could be done "
+        "from the state BEFORE the earlier repetitions ran; Ghost's gather(any) x crown with Stuff "
+        "4 pizza 3 toys gathers 1 toy, and a second crown (Blades) changes nothing"
+    ),
+)
 def test_partial_extra_repetition_is_judged_after_the_earlier_ones() -> None:
     s = build(2, leader=0, hands={0: ["Ghost", "Blades", "Kitty"]}, stuff={0: (4, 3)},
               yard={1: ["Bug"]})  # fmt: skip
@@ -127,9 +152,13 @@ def test_partial_extra_repetition_is_judged_after_the_earlier_ones() -> None:
     assert not found, describe(s, found)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine too lenient, same cause: Wart's convert x shovel used partially converts once "
-    "(one direction, README fact 2) and an added Bud (coin as shovel) converts nothing more"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "engine too lenient, same cause: Wart's convert x shovel used partially converts once "
+        "(one direction, README fact 2) and an added Bud (coin as shovel) converts nothing more"
+    ),
+)
 def test_partial_convert_extra_repetition() -> None:
     s = build(2, leader=0, hands={0: ["Wart", "Bud", "Kitty"]}, stuff={0: (4, 4)},
               pack={0: (0, 1)})  # fmt: skip
@@ -137,22 +166,30 @@ def test_partial_convert_extra_repetition() -> None:
     assert not found, describe(s, found)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine too strict (README fact 1: 'treat each coin as one suit of your choice'): an added "
-    "Puddin (coin + crown) to Tiny's gather(toys) x crown may only declare its coin as crown, "
-    "though its crown already changes the outcome; with room for one toy less it cannot be "
-    "added at all, though coin-as-book would fit"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "engine too strict (README fact 1: 'treat each coin as one suit of your choice'): an added "
+        "Puddin (coin + crown) to Tiny's gather(toys) x crown may only declare its coin as crown, "
+        "though its crown already changes the outcome; with room for one toy less it cannot be "
+        "added at all, though coin-as-book would fit"
+    ),
+)
 def test_an_added_coin_and_crown_card_may_declare_any_suit() -> None:
     s = build(2, leader=0, hands={0: ["Tiny", "Puddin"]}, stuff={0: (0, 1)})
     found = disagreements(s, PlayOracle(s, r7="at add"))
     assert not found, describe(s, found)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a reading, not a bug: the engine judges an add when it is made (docs/rules.md R7 'in the "
-    "chosen order'), so a later choice may waste it; read over the whole play, Crash's "
-    "gather(any) x squirtgun after packing a toy must choose pizza to keep the added Blitz "
-    "meaningful"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "a reading, not a bug: the engine judges an add when it is made (docs/rules.md R7 'in the "
+        "chosen order'), so a later choice may waste it; read over the whole play, Crash's "
+        "gather(any) x squirtgun after packing a toy must choose pizza to keep the added Blitz "
+        "meaningful"
+    ),
+)
 def test_whole_play_reading_of_r7() -> None:
     s = build(2, leader=0, **SHAPES["Blitz: (recruit -> gather) x squirtgun, full Stuff"])
     found = disagreements(s, PlayOracle(s, r7="whole play"))
@@ -160,28 +197,28 @@ def test_whole_play_reading_of_r7() -> None:
 
 
 # ------------------------------------------------------------------ random games
-def known(state, prefix, theirs, mine) -> bool:  # noqa: ANN001
-    """The disagreements pinned above: engine-only adds (lenient partial repetitions), or
+def known(state: FortState, prefix: tuple[int, ...], theirs: object, mine: object) -> bool:
+    """The disagreements pinned above: engine-only adds (a lenient partial repetition), or
     oracle-only adds / coin declarations of a card showing a coin and a plain suit."""
-    L = PlayOracle.__new__(PlayOracle)
-    if not isinstance(theirs, set):
+    if not isinstance(theirs, set) or not isinstance(mine, set):
         return False
-    game = state.game
-    lay = game.num_cards
-    add0 = int(FortGame(2).num_distinct_actions)  # noqa: F841 (keeps the layout import local)
-    from fort_env.actions import ActionLayout
+    cards = state.game.cards
+    lay = ActionLayout(len(cards))
 
-    L = ActionLayout(lay)
-    is_add = lambda a: L.ADD_CARD <= a < L.ADD_CARD + lay  # noqa: E731
-    if theirs and not mine and all(is_add(a) for a in theirs):
-        return True
-    mixed = lambda c: 6 in game.cards[c].suits and len(set(game.cards[c].suits)) == 2  # noqa: E731
+    def is_add(a: int) -> bool:
+        return lay.ADD_CARD <= a < lay.ADD_CARD + len(cards)
+
+    def mixed(a: int) -> bool:  # an add of a card showing a coin and a plain suit
+        suits = cards[a - lay.ADD_CARD].suits
+        return is_add(a) and COIN in suits and len(set(suits)) == 2
+
+    if theirs and not mine:
+        return all(is_add(a) for a in theirs)
     if mine and not theirs:
-        if all(is_add(a) and mixed(a - L.ADD_CARD) for a in mine):
+        if all(mixed(a) for a in mine):
             return True
         last = prefix[-1] if prefix else -1
-        if is_add(last) and mixed(last - L.ADD_CARD) and all(L.SUIT <= a < L.SUIT + 7 for a in mine):
-            return True
+        return mixed(last) and all(lay.SUIT <= a < lay.SUIT + len(SUITS) for a in mine)
     return False
 
 

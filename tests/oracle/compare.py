@@ -22,7 +22,9 @@ def engine_legal(state: Any, oracle: PlayOracle, prefix: tuple[int, ...]) -> set
     legal = set(state.legal_actions())
     if not prefix:
         L = oracle.L
-        legal = {a for a in legal if a != L.USE_DIY and not L.RECYCLE <= a < L.RECYCLE + L.num_cards}
+        legal = {
+            a for a in legal if a != L.USE_DIY and not L.RECYCLE <= a < L.RECYCLE + L.num_cards
+        }
     return legal
 
 
@@ -62,6 +64,7 @@ def disagreements(state: Any, oracle: PlayOracle, rng: Any = None, limit: int = 
 
 
 def describe(state: Any, found: list) -> str:
+    """The disagreements as text: the play so far, then what only one side allows."""
     lines = []
     for prefix, theirs, mine in found[:8]:
         s = state.clone()
@@ -69,6 +72,12 @@ def describe(state: Any, found: list) -> str:
         for a in prefix:
             texts.append(s.action_to_string(a))
             s.apply_action(a)
-        name = lambda xs: sorted(s.action_to_string(a) for a in xs) if isinstance(xs, set) else xs  # noqa: E731
-        lines.append(f"{' | '.join(texts)}\n   engine only: {name(theirs)}\n   oracle only: {name(mine)}")
+        lines.append(
+            f"{' | '.join(texts)}\n   engine only: {_names(s, theirs)}"
+            f"\n   oracle only: {_names(s, mine)}"
+        )
     return "\n".join(lines)
+
+
+def _names(s: Any, xs: Any) -> Any:
+    return sorted(s.action_to_string(a) for a in xs) if isinstance(xs, set) else xs

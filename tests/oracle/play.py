@@ -73,7 +73,11 @@ from fort_env.constants import MADE_UP_RULES, PERKS, SUITS
 COIN = SUITS.index("coin")
 PIZZA, TOYS = 0, 1
 STUFF_CAP = 4  # of each resource (p.5)
-BRIBE, STICKY, XXL = PERKS.index("Bribe"), PERKS.index("Sticky Fingers"), PERKS.index("XXL Backpack")
+BRIBE, STICKY, XXL = (
+    PERKS.index("Bribe"),
+    PERKS.index("Sticky Fingers"),
+    PERKS.index("XXL Backpack"),
+)
 # mode -> (first side, second side or None, side used fully); 0 public, 1 private (p.7)
 MODES = ((0, None, 0), (1, None, 1), (0, 1, 0), (0, 1, 1), (1, 0, 1), (1, 0, 0))
 
@@ -240,7 +244,7 @@ class PlayOracle:
             used = [first] if second is None else [first, second]
             yield from self._any_suits(t, (*seq, self.L.MODE + m), c, used, full, used)
 
-    def _any_suits(self, t, seq, c, used, full, todo) -> Iterator[Branch]:  # noqa: ANN001
+    def _any_suits(self, t, seq, c, used, full, todo) -> Iterator[Branch]:
         todo = [s for s in todo if _has_mult(self._effect(c, s), MULT_ANY_SUIT)]
         if not todo:
             yield from self._adds(t, seq, c, used, full)
@@ -251,7 +255,7 @@ class PlayOracle:
             yield from self._any_suits(u, (*seq, self.L.SUIT + s), c, used, full, todo[1:])
 
     # ------------------------------------------------------------------ adding (p.6-7)
-    def _adds(self, t: Table, seq, c, used, full) -> Iterator[Branch]:  # noqa: ANN001
+    def _adds(self, t: Table, seq, c, used, full) -> Iterator[Branch]:
         self._tick()
         counted = self._counted_suits(t, c, used)
         if not counted:  # convention: no ADD decision when no used action counts a suit
@@ -296,7 +300,7 @@ class PlayOracle:
         return out
 
     # ------------------------------------------------------------------ the actions
-    def _run_actions(self, t: Table, seq, c, used, full) -> Iterator[Branch]:  # noqa: ANN001
+    def _run_actions(self, t: Table, seq, c, used, full) -> Iterator[Branch]:
         def run(i: int, t: Table, seq: tuple[int, ...]) -> Iterator[Branch]:
             if i == len(used):
                 if not self.check_adds or self._adds_justified(t, c, used, full):
@@ -359,7 +363,7 @@ class PlayOracle:
             n = arg
         return ("N", self._unroll(t, node[1], side, (*path, 0)), n, path)
 
-    def _node(self, t: Table, seq, node, ctx, tag=()) -> Iterator[tuple[Table, tuple, bool]]:  # noqa: ANN001
+    def _node(self, t: Table, seq, node, ctx, tag=()) -> Iterator[tuple[Table, tuple, bool]]:
         """Carry out ``node``: yields (table, sequence, whether some step was done)."""
         if node is None:
             yield t, seq, False
@@ -379,7 +383,7 @@ class PlayOracle:
         else:
             _, body, n, path = node
 
-            def rep(i: int, t: Table, seq: tuple, did: bool) -> Iterator:  # noqa: ANN001
+            def rep(i: int, t: Table, seq: tuple, did: bool) -> Iterator:
                 if i > n:
                     yield t, seq, did
                     return
@@ -388,7 +392,7 @@ class PlayOracle:
 
             yield from rep(1, t, seq, False)
 
-    def _atom(self, t: Table, seq, verb, arg, ctx, tag) -> Iterator[tuple[Table, tuple, bool]]:  # noqa: ANN001
+    def _atom(self, t: Table, seq, verb, arg, ctx, tag) -> Iterator[tuple[Table, tuple, bool]]:
         self._tick()
         options = list(self._step(t, verb, arg, ctx))
         if not options:  # the step cannot be done
@@ -403,7 +407,7 @@ class PlayOracle:
                 u.done_tags.add((ctx["side"], path, i))
             yield from self._after_step(u, (*seq, *actions), verb)
 
-    def _after_step(self, t: Table, seq, verb) -> Iterator[tuple[Table, tuple, bool]]:  # noqa: ANN001
+    def _after_step(self, t: Table, seq, verb) -> Iterator[tuple[Table, tuple, bool]]:
         """Fort Level rewards after an advance (p.10, R24), then the step is done."""
         if verb != ADVANCE:
             yield t, seq, True
@@ -496,12 +500,15 @@ class PlayOracle:
             for k in t.cards("yard"):
                 if t.where[k][1] != p:
                     yield (L.TRASH_RIVAL_CARD + k,), _move(k, "trash", -1)
-        elif verb == COPY_PACK or verb == COPY_RIVAL_PACK:
+        elif verb in (COPY_PACK, COPY_RIVAL_PACK):
             # "Gain the same resources currently in ... Pack" (p.13): used fully, all of them
             # must fit in the Stuff (4 of each); used partially, what fits; gaining nothing
             # (an empty Pack, a full Stuff) is no use (R4)
-            seats = [(p, ())] if verb == COPY_PACK else [
-                ((p + k) % t.n, (L.COPY_RIVAL + k - 1,)) for k in range(1, t.n)]  # to the left
+            seats = (
+                [(p, ())]
+                if verb == COPY_PACK
+                else [((p + k) % t.n, (L.COPY_RIVAL + k - 1,)) for k in range(1, t.n)]
+            )  # to the left
             for q, act in seats:
                 pz, ty = t.res[q][2], t.res[q][3]
                 fits = r[0] + pz <= STUFF_CAP and r[1] + ty <= STUFF_CAP
@@ -533,13 +540,13 @@ class PlayOracle:
                 e = max(e - 1, 0)
         return t, z, e
 
-    def _pay(self, t: Table, cost, acts, pays) -> Iterator[tuple[tuple, Any]]:  # noqa: ANN001
+    def _pay(self, t: Table, cost, acts, pays) -> Iterator[tuple[tuple, Any]]:
         """Pay unit by unit, only payments that leave the rest payable (R25)."""
         if sum(cost) == 0:
             yield tuple(acts), _both(_pay_all(t.leader, pays), _level_up(t.leader))
             return
         r = list(t.res[t.leader])
-        for res_i, place in pays:
+        for _, place in pays:
             r[place] -= 1
         for i, (res_i, from_pack) in enumerate(((1, False), (1, True), (0, False), (0, True))):
             place = res_i + 2 * from_pack
@@ -594,7 +601,7 @@ def _repeats(node: Any, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...
     return [(path, node[2], node[3]), *_repeats(node[1], (*path, 0))]
 
 
-def _both(f, g):  # noqa: ANN001, ANN202
+def _both(f, g):
     def change(t: Table) -> None:
         f(t)
         g(t)
@@ -606,28 +613,28 @@ def _nothing(t: Table) -> None:
     pass
 
 
-def _remember(key: str, value: int):  # noqa: ANN202
+def _remember(key: str, value: int):
     def change(t: Table) -> None:
         t.choice[key] = value
 
     return change
 
 
-def _gain(p: int, x: int):  # noqa: ANN202
+def _gain(p: int, x: int):
     def change(t: Table) -> None:
         t.res[p][x] += 1
 
     return change
 
 
-def _spend(p: int, place: int):  # noqa: ANN202
+def _spend(p: int, place: int):
     def change(t: Table) -> None:
         t.res[p][place] -= 1
 
     return change
 
 
-def _pack(p: int, x: int, supply: bool):  # noqa: ANN202
+def _pack(p: int, x: int, supply: bool):
     def change(t: Table) -> None:
         if not supply:
             t.res[p][x] -= 1
@@ -636,14 +643,14 @@ def _pack(p: int, x: int, supply: bool):  # noqa: ANN202
     return change
 
 
-def _score(p: int):  # noqa: ANN202
+def _score(p: int):
     def change(t: Table) -> None:
         t.score[p] += 1
 
     return change
 
 
-def _copy(p: int, pizza: int, toys: int):  # noqa: ANN202
+def _copy(p: int, pizza: int, toys: int):
     def change(t: Table) -> None:
         t.res[p][0] = min(STUFF_CAP, t.res[p][0] + pizza)
         t.res[p][1] = min(STUFF_CAP, t.res[p][1] + toys)
@@ -651,7 +658,7 @@ def _copy(p: int, pizza: int, toys: int):  # noqa: ANN202
     return change
 
 
-def _convert(p: int, frm: int, in_pack: bool):  # noqa: ANN202
+def _convert(p: int, frm: int, in_pack: bool):
     def change(t: Table) -> None:
         base = 2 if in_pack else 0
         t.res[p][base + frm] -= 1
@@ -660,7 +667,7 @@ def _convert(p: int, frm: int, in_pack: bool):  # noqa: ANN202
     return change
 
 
-def _move(k: int, zone: str, owner: int):  # noqa: ANN202
+def _move(k: int, zone: str, owner: int):
     def change(t: Table) -> None:
         _take(t, k)
         t.where[k] = [zone, owner]
@@ -681,15 +688,15 @@ def _take(t: Table, k: int) -> None:
         t.park_deck.remove(k)
 
 
-def _recruit(p: int, k: int):  # noqa: ANN202
+def _recruit(p: int, k: int):
     return _move(k, "discard", p)
 
 
-def _tuck(p: int, k: int):  # noqa: ANN202
+def _tuck(p: int, k: int):
     return _move(k, "lookout", p)
 
 
-def _pay_all(p: int, pays: list[tuple[int, int]]):  # noqa: ANN202
+def _pay_all(p: int, pays: list[tuple[int, int]]):
     def change(t: Table) -> None:
         for _, place in pays:
             t.res[p][place] -= 1
@@ -697,7 +704,7 @@ def _pay_all(p: int, pays: list[tuple[int, int]]):  # noqa: ANN202
     return change
 
 
-def _level_up(p: int):  # noqa: ANN202
+def _level_up(p: int):
     def change(t: Table) -> None:
         t.level[p] += 1
 
