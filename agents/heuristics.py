@@ -141,7 +141,7 @@ class HeuristicAgent(BaseAgent):
             K.COPY_RIVAL: self._copy_rival, K.CONVERT: self._convert,
             K.PICK_RULE: self._pick_rule, K.PICK_PERK: self._pick_perk, K.FOLLOW: self._follow,
             K.FOLLOW_SECOND: self._follow, K.DO_OVER: self._do_over, K.DRAFT: self._draft,
-            K.ROUGH_HOUSING: self._follow,
+            K.ROUGH_HOUSING: self._follow, K.STOP_OR_CONTINUE: self._stop_or_continue,
         }  # fmt: skip
 
     # ------------------------------------------------------------------ protocol
@@ -184,6 +184,9 @@ class HeuristicAgent(BaseAgent):
             e = Econ.of(view)
             e.level, e.stuff, e.pack, e.lookout = level, list(stuff), list(pack), look
             e.pack_cap, e.score, e.spare_cards, e.rival_yard_cards = level + 1, 0, 2, 2
+            # every field canonical, none left from the first view asked (the values are
+            # cached per game and rule, so they must not depend on which position came first)
+            e.rival_packs = ((1, 1),) * (g.num_players - 1)
             base_econs.append(e)
         for c in range(g.num_cards):
             suits = g.suit_counts[c].astype(np.int64) + 1  # its own suits and one added card
@@ -557,6 +560,13 @@ class HeuristicAgent(BaseAgent):
             scores[a] = best - 2.0
         for a, _ in acts.get("PASS", []):
             scores[a] = 0.0
+        return scores
+
+    def _stop_or_continue(self, view: SeatView, acts: Acts) -> dict[int, float]:
+        # R3: these bots were built when the other action always went as far as it goes;
+        # going on keeps their play as it was (a search bot weighs stopping itself)
+        scores = {a: 1.0 for a, _ in acts.get("CONTINUE_ACTION", [])}
+        scores.update({a: 0.0 for a, _ in acts.get("STOP_ACTION", [])})
         return scores
 
     def _draft(self, view: SeatView, acts: Acts) -> dict[int, float]:

@@ -57,6 +57,7 @@ DEFAULT_TREE_KINDS = frozenset(
         K.FOLLOW_SECOND,
         K.ROUGH_HOUSING,
         K.DO_OVER,
+        K.STOP_OR_CONTINUE,
         K.PICK_PERK,
         K.COPY_RIVAL,
     )

@@ -33,6 +33,8 @@ are indexed by card id (``game.cards[i]``), so an action names the exact card it
 | ROUGH_HOUSE | 1 | trash Rough Housing to trash the leader's played card (p.16) |
 | DO_OVER | 1 | trash Do-Over to play a second card (p.16) |
 | DRAFT_CARD | C | advanced setup: keep this card from the pack passed to you (p.2) |
+| STOP_ACTION | 1 | stop the action used partially here (p.6; docs/rules.md R3) |
+| CONTINUE_ACTION | 1 | go on with the action used partially: do its next step (R3) |
 
 C is the number of cards in the card set (68 for the shipped set).
 """
@@ -43,7 +45,8 @@ from .constants import MADE_UP_RULES, PERKS, RESOURCES, SUITS
 
 # Modes of using the played card's two actions (rulebook p.7: "use one or both actions, in
 # either order; you must fully use at least one"). The FULL one is the action committed to
-# being used fully; the other one is used as far as it goes.
+# being used fully; the other one is used partially: step by step, skipping what cannot be
+# done, and the leader may stop it after any step (docs/rules.md R3).
 MODES: tuple[str, ...] = (
     "public (fully)",
     "private (fully)",
@@ -85,7 +88,7 @@ RANGES: tuple[tuple[str, str], ...] = (
     ("TRASH_RIVAL_CARD", "C"), ("COPY_RIVAL", str(MAX_RIVALS)), ("CONVERT", "4"),
     ("PICK_RULE", str(len(MADE_UP_RULES))), ("PICK_PERK", str(len(PERKS))),
     ("FOLLOW_CARD", "C"), ("PASS", "1"), ("ROUGH_HOUSE", "1"), ("DO_OVER", "1"),
-    ("DRAFT_CARD", "C"),
+    ("DRAFT_CARD", "C"), ("STOP_ACTION", "1"), ("CONTINUE_ACTION", "1"),
 )  # fmt: skip
 
 
@@ -123,6 +126,8 @@ class ActionLayout:
     ROUGH_HOUSE: int
     DO_OVER: int
     DRAFT_CARD: int
+    STOP_ACTION: int
+    CONTINUE_ACTION: int
 
     def __init__(self, num_cards: int) -> None:
         self.num_cards = num_cards

@@ -40,6 +40,8 @@ class DecisionKind(IntEnum):
     TERMINAL = 23  # the game is over
     # Rough Housing, once every other rival has followed or passed [p.16; docs/rules.md R16]
     ROUGH_HOUSING = 24
+    # stop the action used partially after a step, or go on [p.6; docs/rules.md R3]
+    STOP_OR_CONTINUE = 25
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,12 @@
 
 =================  =============================================================================
 Creation           ``fort_env.env()``, ``fort_v0.env()``, ``make("aec", "fort_env/fort_v0")``
-Actions            Discrete: ``Discrete(N)``, N = ``game.num_distinct_actions`` (674 here)
+Actions            Discrete: ``Discrete(N)``, N = ``game.num_distinct_actions`` (676 here)
 Parallel API       No (``is_parallelizable: False``: one agent decides at a time)
 Agents             ``player_0`` .. ``player_{n-1}``; ``player_i`` is engine seat ``i``
 Number of agents   2, 3 or 4
 Observation        ``Dict(observation=Box(float32, (D,)), action_mask=Box(0, 1, (N,), int8))``
-Observation size   D = ``game.observation_size`` (1481 here, the same for 2, 3 and 4 players)
+Observation size   D = ``game.observation_size`` (1482 here, the same for 2, 3 and 4 players)
 =================  =============================================================================
 
 ("here": the shipped card set, C = 68 cards.) This module is the environment's spec; the rules
@@ -57,7 +57,7 @@ information of the others:
   reshaped); for the shipped card set they are, in order:
 
     slice                 shape  meaning
-    decision              25     one-hot kind of the pending decision
+    decision              26     one-hot kind of the pending decision
     actor                 4      one-hot seat (relative) that must act
     leader                4      one-hot seat (relative) of the leader
     first_player          4      one-hot seat (relative) of the first player
@@ -149,6 +149,8 @@ are for the shipped set; ``env.unwrapped.action_to_string(a)`` names an action):
     DO_OVER            605      1     trash Do-Over to play a second card (p.16)
     DRAFT_CARD         606-673  C     advanced setup: keep this card from the pack passed to you
                                       (p.2)
+    STOP_ACTION        674      1     stop the action used partially here (p.6; docs/rules.md R3)
+    CONTINUE_ACTION    675      1     go on with the action used partially: do its next step (R3)
 
 Rewards
 -------

@@ -23,9 +23,10 @@ import numpy as np
 
 from .cards import MAX_ACTION_STEPS
 from .constants import IN_BOX, IN_STACK, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
+from .decisions import DecisionKind
 from .errors import StateError
 from .game import config_card_set
-from .stages import ST_ACTION, ST_FOLLOW_RUN
+from .stages import NUM_STAGES, ST_ACTION, ST_FOLLOW_RUN
 
 if TYPE_CHECKING:
     from .game import GameFacts
@@ -42,17 +43,18 @@ CTX_FIELDS: tuple[str, ...] = (
     "program_length", "pc", "program_full", "program_owner", "program_side", "program_failed",
     "pay_toys", "pay_pizza", "pay_either", "reward", "follower", "follow_trash", "rough_housing",
     "trash_this", "serial", "draft_round", "sculpture", "copied", "both_full",
+    "continue_pc",
 )  # fmt: skip
 (C_SEED, C_SHUFFLES, C_FIRST, C_LEADER, C_END, C_STAGE, C_ACTOR, C_DECISION, C_PLAYED, C_PLAYS,
  C_MODE, C_STEP, C_ANY_PUB, C_ANY_PRIV, C_ANY_SIDE, C_PENDING_COIN, C_RES_CHOICE,
  C_CONVERT_DIR, C_LEADER_RES, C_PROG_LEN, C_PC, C_PROG_FULL, C_PROG_OWNER, C_PROG_SIDE,
  C_PROG_FAILED, C_PAY_T, C_PAY_P, C_PAY_E, C_REWARD, C_FOLLOWER, C_FOLLOW_TRASH, C_ROUGH,
  C_TRASH_THIS, C_SERIAL, C_DRAFT_ROUND, C_SCULPTURE, C_COPIED,
- C_BOTH_FULL) = range(len(CTX_FIELDS))  # fmt: skip
+ C_BOTH_FULL, C_CONTINUE_PC) = range(len(CTX_FIELDS))  # fmt: skip
 _CTX_DEFAULT = {"played_card": -1, "mode": -1, "any_suit_public": -1, "any_suit_private": -1,
                 "pending_coin": -1, "resource_choice": -1, "convert_from": -1,
                 "leader_resource": -1, "follower": -1, "rough_housing": -1, "sculpture": -1,
-                "program_owner": -1}  # fmt: skip
+                "program_owner": -1, "continue_pc": -1}  # fmt: skip
 
 # Per-seat columns of `players` (int16).
 PLAYER_FIELDS: tuple[str, ...] = (
@@ -373,11 +375,12 @@ _SEAT = -99  # marks an upper bound of "the last seat"
 _CTX_RANGES: dict[str, tuple[int, int]] = {
     "first_player": (0, _SEAT), "leader": (0, _SEAT), "actor": (-4, _SEAT),
     "follower": (-1, _SEAT), "program_owner": (-1, _SEAT), "rough_housing": (-2, _SEAT),
-    "sculpture": (-1, _SEAT), "decision": (0, 24), "stage": (0, 17), "mode": (-1, 5),
+    "sculpture": (-1, _SEAT), "decision": (0, len(DecisionKind) - 1),
+    "stage": (0, NUM_STAGES - 1), "mode": (-1, 5),
     "played_card": (-1, 32767), "pending_coin": (-1, 32767), "seed": (0, 2**62),
     "shuffles": (0, 2**62), "program_length": (0, MAX_STEPS), "pc": (0, MAX_STEPS),
     "end_triggered": (0, 1), "program_full": (0, 1), "program_failed": (0, 1),
-    "both_full": (0, 1),
+    "both_full": (0, 1), "continue_pc": (-1, MAX_STEPS - 1),
 }  # fmt: skip
 
 

@@ -58,6 +58,7 @@ def action_to_string(state: StateArrays, action: int) -> str:
         "STOP_ADDING": "stop adding", "LOOKOUT_PARK_DECK": "lookout: top of the Park deck",
         "RECRUIT_PARK_DECK": "recruit the top of the Park deck", "PASS": "pass",
         "ROUGH_HOUSE": "use Rough Housing", "DO_OVER": "use Do-Over",
+        "STOP_ACTION": "stop this action here", "CONTINUE_ACTION": "go on with this action",
     }  # fmt: skip
     if name in simple:
         return simple[name]

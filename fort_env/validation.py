@@ -74,7 +74,7 @@ from .decisions import DecisionKind
 from .errors import StateError
 from .inputs import SEED_RANGE, is_seed
 from .rules import program, search, verbs
-from .rules.base import FULL, NONE
+from .rules.base import FULL, NONE, SEARCHED_STAGES
 from .stages import (
     ST_ACTION,
     ST_ADD,
@@ -99,6 +99,7 @@ from .state_arrays import (
     C_ANY_PUB,
     C_ANY_SIDE,
     C_BOTH_FULL,
+    C_CONTINUE_PC,
     C_CONVERT_DIR,
     C_COPIED,
     C_DECISION,
@@ -154,6 +155,8 @@ PROGRAM_DECISIONS = frozenset(
     (K.RESOURCE, K.PACK, K.LOOKOUT, K.TRASH, K.RECRUIT, K.PAY, K.SPEND, K.TRASH_RIVAL,
      K.COPY_RIVAL, K.CONVERT, K.PICK_RULE, K.PICK_PERK)
 )  # fmt: skip
+# The leader's own action adds one (R3: stop the action used partially, or go on).
+ACTION_DECISIONS = PROGRAM_DECISIONS | {K.STOP_OR_CONTINUE}
 # The decision kinds each stage may be waiting on.
 STAGE_DECISIONS: dict[int, frozenset[int]] = {
     ST_DRAFT: frozenset((K.DRAFT,)),
@@ -163,7 +166,7 @@ STAGE_DECISIONS: dict[int, frozenset[int]] = {
     ST_ANY_SUIT: frozenset((K.ANY_SUIT,)),
     ST_ADD: frozenset((K.ADD,)),
     ST_ADD_COIN: frozenset((K.ADD_COIN,)),
-    ST_ACTION: PROGRAM_DECISIONS,
+    ST_ACTION: ACTION_DECISIONS,
     ST_FOLLOW: frozenset((K.FOLLOW,)),
     ST_FOLLOW_SECOND: frozenset((K.FOLLOW_SECOND,)),
     ST_FOLLOW_RUN: PROGRAM_DECISIONS,
@@ -258,6 +261,7 @@ def _ctx_ranges(game: FortGame) -> dict[int, tuple[int, int]]:
         C_SCULPTURE: (-1, last_seat),
         C_COPIED: (0, 0),  # unused
         C_BOTH_FULL: (0, 0),  # set only inside the legality search's probes
+        C_CONTINUE_PC: (-1, MAX_STEPS - 1),
     }
     return ranges
 
@@ -550,6 +554,10 @@ def _check_program(game: FortGame, s: Any, ctx: list[int]) -> None:
     status = verbs.atom_status(s, owner, verb, arg)  # the engine asks only if the step can be done
     if status == NONE or (ctx[C_PROG_FULL] and status != FULL):
         _fail("ctx.decision", f"row {pc} ({VERBS[verb]}) cannot be done (fully) here")
+    if kind == K.STOP_OR_CONTINUE:  # R3: asked only where stopping is allowed, once a step
+        if ctx[C_CONTINUE_PC] == pc or not program.may_stop_before(s, pc):
+            _fail("ctx.decision", f"STOP_OR_CONTINUE, but stopping before row {pc} is not offered")
+        return
     need = program.choice_needed(s, owner, verb, arg)
     if need != kind:
         name = "none" if need is None else K(need).name
@@ -568,3 +576,8 @@ def _check_can_go_on(s: Any) -> None:
         raise StateError("ctx", f"the engine cannot continue from here: {exc!r}") from None
     if not legal:
         _fail("ctx.decision", f"no legal action at {K(int(s.ctx[C_DECISION])).name}")
+    # The masks take a play already under way as completable (every action that led to it
+    # was checked), so a loaded one must be: search it once, as the masks would have.
+    under_way = s.ctx[C_STAGE] in SEARCHED_STAGES and s.ctx[C_STAGE] not in (ST_PLAY, ST_FOLLOW)
+    if under_way and not search.search(s.clone(), int(s.ctx[C_SERIAL])):
+        _fail("ctx.stage", "the play under way cannot be completed within the rules (p.7)")

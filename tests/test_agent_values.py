@@ -261,3 +261,16 @@ def test_a_game_ending_win_rates_above_a_quiet_big_lead() -> None:
     # ... and an end triggered while behind in the real totals is close to a sure loss
     behind = build(2, leader=0, end_triggered=True, **{**pos, "score": {0: 10, 1: 40}})
     assert evaluate(behind, 0) < 0.01
+
+
+def test_card_values_do_not_depend_on_the_first_position_seen() -> None:
+    """The card values are cached per game and made-up rule, so they must be a function of
+    those alone: two bots that first see positions with different rival Packs (Copy Cat's
+    "copy" reads them) value every card alike."""
+    views = [
+        SeatView.from_state(build(2, leader=0, **{**POS, "pack": {0: (0, 1), 1: pack}}), 0)
+        for pack in ((0, 0), (1, 1))
+    ]
+    assert views[0].resources[1, 2:].tolist() != views[1].resources[1, 2:].tolist()
+    first, second = (BuilderAgent(game_for(2), seed=0).card_values(v) for v in views)
+    np.testing.assert_array_equal(first, second)

@@ -420,7 +420,7 @@ def test_env_plays_exactly_as_in_pettingzoos_own_wrappers(num_players: int) -> N
     assert fast.unwrapped.to_record() == plain.unwrapped.to_record()
 
 
-BAD_ACTIONS = [-1, 674, 10**20, None, 2.0, "1", True, np.int64(674), np.uint64(3)]
+BAD_ACTIONS = [-1, 676, 10**20, None, 2.0, "1", True, np.int64(676), np.uint64(3)]
 
 
 @pytest.mark.parametrize("action", [*BAD_ACTIONS, "illegal", "illegal_np", "legal_np"])

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fort_env import FortGame, FortState, StateError
+from tests.scenario import act, build
 from tests.state_fuzz import CONFIGS, make_bases, try_mutation
 
 BASES = make_bases(40, seed=7)
@@ -159,3 +160,18 @@ def test_resampling_keeps_an_added_lookout_card_added() -> None:
                 return
             state.apply_action(int(play.choice(state.legal_actions())))
     pytest.skip("no added Lookout card seen")
+
+
+def test_a_play_that_cannot_be_completed_is_refused() -> None:
+    """The masks take a play under way as completable (each action that led to it was
+    checked), so a saved one that is not would loop or stall: found by a 10,000-mutation
+    fuzz (a Fort Level or a Pack lowered mid-play). Einstein's public "pack x book", named
+    as the action used fully, with nothing left in Stuff to pack, cannot be completed."""
+    s = build(2, hands={0: ["Einstein"]}, stuff={0: (1, 1)}, pack={0: (1, 0)}, level={0: 2})
+    act(s, "play Einstein", "use private, then public (fully)")
+    assert s.decision.kind.name == "ADD"
+    d = s.to_dict()
+    FortState.from_dict(s.game, copy.deepcopy(d))  # as saved: loads
+    d["players"][0]["stuff_pizza"] = d["players"][0]["stuff_toys"] = 0
+    with pytest.raises(StateError, match=r"ctx\.stage.*cannot be completed"):
+        FortState.from_dict(s.game, d)

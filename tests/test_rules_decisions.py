@@ -56,6 +56,82 @@ def test_partial_action_goes_as_far_as_it_can() -> None:
     assert ids(s, "trash") == [scenario.card_id(s, "Doc")]
 
 
+# ---------------------------------------------------------------- R3: stopping part-way
+STOP, GO_ON = "stop this action here", "go on with this action"
+
+
+def test_the_other_action_may_stop_after_any_step() -> None:
+    """R3, p.6 ("you can use the other action partially or fully"): Chef's private
+    "convert x 2", used partially after the public gather, with 3 pizza: after the first
+    conversion the player may stop (1 toy) or go on (2 toys)."""
+    for choice, toys in ((STOP, 1), (GO_ON, 2)):
+        s = build(2, hands={0: ["Chef"], 1: ["Bug"]}, stuff={0: (2, 0)})
+        act(s, "play Chef", "use public (fully), then private", "stop adding")
+        act(s, "convert pizza->toys in Stuff")
+        assert s.decision.kind == K.STOP_OR_CONTINUE and s.current_player() == 0
+        assert legal(s) == [GO_ON, STOP]
+        act(s, choice)
+        if choice == GO_ON:
+            act(s, "convert pizza->toys in Stuff")
+        assert s.decision.kind == K.FOLLOW  # the play is over: rivals may follow
+        assert player(s, 0)["stuff_toys"] == toys and player(s, 0)["stuff_pizza"] == 3 - toys
+
+
+def test_no_stop_before_the_first_step_or_in_the_action_used_fully() -> None:
+    """R3: stopping before the other action's first step is the mode without it, so it is
+    not asked; the action used fully never stops. Chef's private used first, partially: the
+    stop comes after the first conversion, and the public action (fully) still follows."""
+    s = build(2, hands={0: ["Chef"], 1: ["Bug"]}, stuff={0: (3, 0)})
+    act(s, "play Chef", "use private, then public (fully)", "stop adding")
+    assert s.decision.kind == K.CONVERT
+    act(s, "convert pizza->toys in Stuff", STOP)
+    assert s.decision.kind == K.FOLLOW
+    assert player(s, 0)["stuff_pizza"] == 3 and player(s, 0)["stuff_toys"] == 1  # +1 gathered
+    t = build(2, hands={0: ["Chef"], 1: ["Bug"]}, stuff={0: (3, 0)})
+    act(t, "play Chef", "use private (fully)", "convert pizza->toys in Stuff")
+    assert t.decision.kind == K.CONVERT  # used fully: both conversions, no stop
+
+
+def test_the_right_side_of_a_then_is_not_skipped_by_stopping() -> None:
+    """R3 with R6 (p.14): Munch's private "spend(pizza) -> score x 3" used partially: once the
+    pizza is spent every point must be scored, so no stop is offered inside the chain."""
+    s = build(2, hands={0: ["Munch"], 1: ["Bug"]}, stuff={0: (1, 0)})
+    act(s, "play Munch", "use public (fully), then private", "spend pizza from Stuff")
+    assert s.decision.kind == K.FOLLOW
+    assert player(s, 0)["score"] == 3
+
+
+def test_a_repeated_then_chain_may_stop_between_repetitions() -> None:
+    """R3: Icky & Sticky's public "(gather(toys) -> pack) x glue" (two glues) used partially:
+    no stop between a gather and its pack, one between the two repetitions."""
+    s = build(2, hands={0: ["Icky & Sticky"], 1: ["Bug"]}, pack={0: (1, 0)}, level={0: 1})
+    act(s, "play Icky & Sticky", "use private (fully), then public", "stop adding")
+    kinds = []
+    while s.decision.kind != K.FOLLOW:
+        kinds.append(s.decision.kind)
+        act(s, STOP if s.decision.kind == K.STOP_OR_CONTINUE else legal(s)[0])
+    assert kinds == [K.PACK, K.STOP_OR_CONTINUE]  # gather, pack (no stop between), stop
+    assert player(s, 0)["pack_toys"] == 1 and player(s, 0)["stuff_toys"] == 0
+
+
+def test_a_card_added_for_the_other_action_commits_it() -> None:
+    """R3 with R7 (p.7: an added card "must change the effect of at least one action that
+    you use"): a card added only for the action used partially may not be made pointless by
+    stopping, so no stop is offered; a card that counts for the action used fully leaves the
+    stop open (Chef: a book counts for the public gather)."""
+    s = build(2, hands={0: ["Chef", "Doc"], 1: ["Bug"]}, stuff={0: (1, 0)})
+    act(s, "play Chef", "use public (fully), then private", "add Doc", "stop adding")
+    act(s, "convert pizza->toys in Stuff")
+    assert s.decision.kind == K.STOP_OR_CONTINUE  # Doc's book counts for the full action
+    t = build(2, hands={0: ["Icky & Sticky", "Kitty"], 1: ["Bug"]}, pack={0: (1, 0)},
+              level={0: 2})  # fmt: skip
+    act(t, "play Icky & Sticky", "use private (fully), then public", "add Kitty", "stop adding")
+    while t.decision.kind != K.FOLLOW:
+        assert t.decision.kind != K.STOP_OR_CONTINUE  # Kitty's glue is for the public only
+        act(t, legal(t)[0])
+    assert player(t, 0)["pack_toys"] == 2  # three gathers, the Pack (capacity 3) then full
+
+
 def test_zero_repetitions_is_not_a_full_use() -> None:
     """R4: "score x fort_level" at level 0 and copying an empty Pack are not full uses."""
     s = build(2, hands={0: ["Bug", "The Moles"]})
@@ -77,6 +153,7 @@ def test_multiplier_counted_when_action_starts() -> None:
     while s.decision.kind == K.PACK:
         act(s, "pack toys from Stuff")
     assert player(s, 0)["pack_toys"] == 2
+    act(s, "go on with this action")  # R3: the private action may stop after its first point
     assert player(s, 0)["score"] == 2
     t = build(2, hands={0: ["Icky & Sticky"]}, level={0: 1})
     act(t, "play Icky & Sticky")

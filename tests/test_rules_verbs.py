@@ -606,6 +606,7 @@ def test_multipliers_are_evaluated_when_each_action_starts():
     # Doc: public "lookout", private "score x lookout_size" (1 card already tucked).
     s = position(["Doc", "Kitty"], lookout={0: ["Scout"]}, level={0: 1})
     act(s, "play Doc", "use public (fully), then private", "lookout Kitty")
+    act(s, "go on with this action")  # R3: the private action may stop after its first point
     assert player(s, 0)["score"] == 2  # counted after the tuck
     s = position(["Doc", "Kitty"], lookout={0: ["Scout"]}, level={0: 1})
     act(s, "play Doc", "use private (fully), then public", "lookout Kitty")

@@ -46,6 +46,7 @@ from ..state_arrays import (
     C_ANY_PRIV,
     C_ANY_PUB,
     C_ANY_SIDE,
+    C_CONTINUE_PC,
     C_CONVERT_DIR,
     C_DECISION,
     C_DRAFT_ROUND,
@@ -54,9 +55,11 @@ from ..state_arrays import (
     C_PAY_E,
     C_PAY_P,
     C_PAY_T,
+    C_PC,
     C_PENDING_COIN,
     C_PLAYED,
     C_PLAYS,
+    C_PROG_LEN,
     C_RES_CHOICE,
     C_REWARD,
     C_ROUGH,
@@ -327,6 +330,18 @@ def on_draft_card(state: FortState, p: int, c: int, kind: int) -> None:
         base.set_decision(state, K.DRAFT, first)
 
 
+def on_stop_action(state: FortState, p: int, i: int, kind: int) -> None:
+    """R3: end the action used partially here; the rest of its steps are not done."""
+    state.ctx[C_PC] = state.ctx[C_PROG_LEN]
+    program.run_program(state)
+
+
+def on_continue_action(state: FortState, p: int, i: int, kind: int) -> None:
+    """R3: go on with the action used partially: its next step is carried out."""
+    state.ctx[C_CONTINUE_PC] = state.ctx[C_PC]
+    program.run_program(state)
+
+
 Handler = Callable[["FortState", int, int, int], None]
 # Action range (``fort_env.actions.RANGES``) -> its handler, called as
 # ``handler(state, acting seat, index within the range, pending decision kind)``.
@@ -358,6 +373,8 @@ HANDLERS: dict[str, Handler] = {
     "ROUGH_HOUSE": on_rough_house,
     "DO_OVER": on_do_over,
     "DRAFT_CARD": on_draft_card,
+    "STOP_ACTION": on_stop_action,
+    "CONTINUE_ACTION": on_continue_action,
 }
 
 

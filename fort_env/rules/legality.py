@@ -181,6 +181,8 @@ def raw_legal(state: FortState) -> list[int]:
         out += [L.ROUGH_HOUSE, L.PASS]
     elif kind == K.DO_OVER:
         out += [L.DO_OVER, L.PASS]
+    elif kind == K.STOP_OR_CONTINUE:
+        out += [L.STOP_ACTION, L.CONTINUE_ACTION]
     elif kind == K.DRAFT:
         out += [L.DRAFT_CARD + int(c) for c in state.cards_in(DRAFT_PACK, p)]
     return out

@@ -1,6 +1,7 @@
 """The action-program interpreter: an action is unrolled into steps ``(verb, arg, req_lo,
 req_hi)`` with its multipliers counted when it starts (docs/rules.md), then carried out step
-by step until one needs a choice ("then" chains and "as far as it goes", p.6-7, p.14).
+by step until one needs a choice ("then" chains, p.14; the other action skips what cannot be
+done and may be stopped after a step, p.6, docs/rules.md R3).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ..cards import (
     Effect,
 )
 from ..constants import (
+    COIN,
     IN_STACK,
     LOOKOUT,
     MAX_FORT_LEVEL,
@@ -40,10 +42,14 @@ from ..stages import (
     ST_PROBE_DONE,
 )
 from ..state_arrays import (
+    C_ANY_PRIV,
+    C_ANY_PUB,
     C_BOTH_FULL,
+    C_CONTINUE_PC,
     C_CONVERT_DIR,
     C_COPIED,
     C_LEADER_RES,
+    C_MODE,
     C_PAY_E,
     C_PAY_P,
     C_PAY_T,
@@ -150,6 +156,7 @@ def load_program(
     state.ctx[C_CONVERT_DIR] = -1
     state.ctx[C_REWARD] = 0
     state.ctx[C_COPIED] = 0
+    state.ctx[C_CONTINUE_PC] = -1
     if full and n == 0:  # a blank (or x 0) action cannot be used fully (p.7 FAQ)
         state.ctx[C_PROG_FAILED] = 1
 
@@ -228,6 +235,9 @@ def run_program(state: FortState) -> None:
         if status == NONE:
             state.ctx[C_PC] = pc + 1  # as far as it goes: skip what cannot be done
             continue
+        if not full and state.ctx[C_CONTINUE_PC] != pc and may_stop_before(state, pc):
+            base.set_decision(state, K.STOP_OR_CONTINUE, p)  # R3: stop here, or go on
+            return
         decision = choice_needed(state, p, verb, arg)
         paying = state.ctx[C_PAY_T] + state.ctx[C_PAY_P] + state.ctx[C_PAY_E] > 0
         if decision == K.PAY and not paying and start_payment(state, p, arg):
@@ -237,6 +247,50 @@ def run_program(state: FortState) -> None:
             return
         verbs.do_atom(state, p, verb, arg)
         step_done(state)
+
+
+def may_stop_before(state: FortState, pc: int) -> bool:
+    """Whether the leader may stop the action used partially before step ``pc``, a step
+    that can be done now (p.6: "you can use the other action partially or fully";
+    docs/rules.md R3).
+
+    Offered only in the leader's own play (a follower uses the public action fully, R11),
+    outside the legality probes, once some step of the action was done (stopping before the
+    first step is the same play as the mode that leaves this action out), and never where
+    stopping would break a rule: when a "then" whose left side was done still has its right
+    side ahead (p.14: it must then be done if it can), or when a card was added that counts
+    only for this action (p.7: an added card must change the effect of an action you use).
+    """
+    if state.ctx[C_STAGE] != ST_ACTION or state.ctx[C_BOTH_FULL]:
+        return False
+    done = state.done
+    if not done[:pc].any():
+        return False
+    prog = state.prog
+    for k in range(pc, int(state.ctx[C_PROG_LEN])):
+        lo, hi = int(prog[k, 2]), int(prog[k, 3])
+        if 0 <= lo < pc and done[lo : min(hi, pc)].any():
+            return False  # the right side of a "then" already begun is still to come
+    return not added_only_for_this_action(state)
+
+
+def added_only_for_this_action(state: FortState) -> bool:
+    """Whether a card added to the play (from hand or Lookout) has no suit counted by the
+    action used fully, so that only the running (partial) action justifies it (p.7)."""
+    played = int(state.ctx[C_PLAYED])
+    full_side = A.MODE_PLAN[int(state.ctx[C_MODE])][2]
+    counted = set()
+    for mult, arg in mults(state.game.effects[played][full_side]):
+        if mult == MULT_SUIT:
+            counted.add(arg)
+        elif mult == MULT_ANY_SUIT:
+            counted.add(int(state.ctx[C_ANY_PUB if full_side == A.PUBLIC else C_ANY_PRIV]))
+    suit_lists, coin_as = state.game.suit_lists, state.coin_as
+    for c in state.mark.nonzero()[0].tolist():
+        suits = {coin_as[c] if s == COIN else s for s in suit_lists[c]}
+        if not suits & counted:
+            return True
+    return False
 
 
 def step_done(state: FortState) -> None:

@@ -104,8 +104,9 @@ inline constexpr int64_t C_DRAFT_ROUND = 34;
 inline constexpr int64_t C_SCULPTURE = 35;
 inline constexpr int64_t C_COPIED = 36;
 inline constexpr int64_t C_BOTH_FULL = 37;
-inline constexpr int64_t NUM_CTX = 38;
-inline constexpr int64_t CTX_DEFAULT[NUM_CTX] = {0, 0, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, -1, -1, 0, -1, -1, -1, -1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, 0, 0, -1, 0, 0};
+inline constexpr int64_t C_CONTINUE_PC = 38;
+inline constexpr int64_t NUM_CTX = 39;
+inline constexpr int64_t CTX_DEFAULT[NUM_CTX] = {0, 0, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, -1, -1, 0, -1, -1, -1, -1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, 0, 0, -1, 0, 0, -1};
 
 // fort_env/state_arrays.py: columns of `players` (PLAYER_FIELDS)
 inline constexpr int64_t P_STUFF_PIZZA = 0;
@@ -145,7 +146,8 @@ inline constexpr int64_t K_DO_OVER = 21;
 inline constexpr int64_t K_BIRTHDAY = 22;
 inline constexpr int64_t K_TERMINAL = 23;
 inline constexpr int64_t K_ROUGH_HOUSING = 24;
-inline constexpr int64_t NUM_DECISION_KINDS = 25;
+inline constexpr int64_t K_STOP_OR_CONTINUE = 25;
+inline constexpr int64_t NUM_DECISION_KINDS = 26;
 
 // fort_env/stages.py: stages of a turn
 inline constexpr int64_t ST_DRAFT = 0;
