@@ -13,10 +13,13 @@ What it covers (the rulebook's words, p.7 and pp.12-14; decisions of ``docs/rule
 - the played coin card's suit (R9), the mode (R2), "any one suit" (p.13), adding cards from
   hand and suits from the Lookout (p.6-7, R8), an added coin's suit (R9);
 - "You must use at least one action on your card fully ... you can use the other action
-  partially or fully, in either order" (p.7): the action named fully must do every step; the
-  other is carried out "as far as it goes" (R3): a step that can be done is done, one that
-  cannot is skipped; "Then" (p.14, R6): the right side only if a step of the left was done;
-  a blank action or zero repetitions is no full use (p.7, R4);
+  partially or fully, in either order" (p.7): the action named fully must do every step; in
+  the other a step that cannot be done is skipped, and (R3, this round) once a step of it was
+  done the player may stop before any further step that can be done, except inside a "then"
+  chain one of whose steps was done (p.14: "you must do the action on the right if able") and
+  except when a card was added only for that action (p.7: it must change the effect);
+  "Then" (p.14, R6): the right side only if a step of the left was done; a blank action or
+  zero repetitions is no full use (p.7, R4);
 - "at least one of its suits must change the effect of at least one action that you use"
   (p.7, R7): an added card's suit is counted by a used action, and that action is the one used
   fully, or, in the action used partially, some step of the extra repetition the card brings
@@ -114,6 +117,8 @@ class Table:
     any_suit: dict[int, int] = field(default_factory=dict)
     # the running action's own choices: its resource (p.12) and its convert direction
     choice: dict[str, int | None] = field(default_factory=dict)
+    # the running action's progress: some step done, stopped (R3)
+    progress: dict[str, Any] = field(default_factory=dict)
 
     def copy(self) -> Table:
         return Table(
@@ -122,7 +127,7 @@ class Table:
             list(self.score), [set(p) for p in self.perks], list(self.perk_row),
             list(self.rule_stack), list(self.has_rule), self.sculpture, dict(self.coin_as),
             list(self.counts), list(self.added), set(self.done_tags), dict(self.any_suit),
-            dict(self.choice),
+            dict(self.choice), dict(self.progress),
         )  # fmt: skip
 
     def cards(self, zone: str, seat: int | None = None) -> list[int]:
@@ -308,9 +313,15 @@ class PlayOracle:
                 return
             side = used[i]
             tree = self._unroll(t, self._effect(c, side), side)
-            ctx = {"full": side == full, "side": side}
+            # R3: the action used partially may stop after any step, unless an added card was
+            # allowed only for it (no suit counted by the action used fully)
+            full_suits = self._counted_suits(t, c, [full])
+            committed = any(not any(s in full_suits for s, _ in gained) for _, gained in t.added)
+            ctx = {"full": side == full, "side": side, "stoppable": side != full and not committed,
+                   "thens": ()}  # fmt: skip
             t = t.copy()
             t.choice = {"resource": None, "convert": None}
+            t.progress = {"did": False, "stopped": False, "begun": frozenset()}
             for u, s2, did in self._node(t, seq, tree, ctx):
                 if side == full and not did:
                     continue  # zero steps done is no full use (p.7, R4)
@@ -373,12 +384,15 @@ class PlayOracle:
             yield from self._atom(t, seq, node[1], node[2], ctx, tag)
         elif kind == THEN:  # "You must do the action on the left in order to do the action on
             # the right, and you must do the action on the right if able" (p.14)
-            for u, s2, did in self._node(t, seq, node[1], ctx, tag):
+            # once a step of the chain was done, its right side is done if it can: no stop
+            # anywhere inside the chain after its first step (R3)
+            inner = {**ctx, "thens": (*ctx["thens"], (id(node), tag))}
+            for u, s2, did in self._node(t, seq, node[1], inner, tag):
                 if not did:
                     if not ctx["full"]:
                         yield u, s2, False
                     continue
-                for w, s3, _ in self._node(u, s2, node[2], ctx, tag):
+                for w, s3, _ in self._node(u, s2, node[2], inner, tag):
                     yield w, s3, True
         else:
             _, body, n, path = node
@@ -394,15 +408,27 @@ class PlayOracle:
 
     def _atom(self, t: Table, seq, verb, arg, ctx, tag) -> Iterator[tuple[Table, tuple, bool]]:
         self._tick()
+        if t.progress["stopped"]:
+            yield t, seq, False  # the action was stopped (R3): no further step
+            return
         options = list(self._step(t, verb, arg, ctx))
         if not options:  # the step cannot be done
             if ctx["full"]:
                 return  # the action named fully fails (p.7)
-            yield t, seq, False  # "as far as it goes" (R3): skipped
+            yield t, seq, False  # a step that cannot be done is skipped (R3)
             return
+        begun = any(m in t.progress["begun"] for m in ctx["thens"])
+        if ctx["stoppable"] and not begun and t.progress["did"]:
+            # "you can use the other action partially or fully" (p.7, R3): stop here or go on
+            u = t.copy()
+            u.progress = {**t.progress, "stopped": True}
+            yield u, (*seq, self.L.STOP_ACTION), False
+            seq = (*seq, self.L.CONTINUE_ACTION)
         for actions, change in options:
             u = t.copy()
             change(u)
+            u.progress = {"did": True, "stopped": False,
+                          "begun": t.progress["begun"] | set(ctx["thens"])}  # fmt: skip
             for path, i in tag:
                 u.done_tags.add((ctx["side"], path, i))
             yield from self._after_step(u, (*seq, *actions), verb)
