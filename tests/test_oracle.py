@@ -222,7 +222,14 @@ def known(state: FortState, prefix: tuple[int, ...], theirs: object, mine: objec
     return False
 
 
-@pytest.mark.parametrize(("num_players", "setup", "seeds"), [(2, "basic", 1), (3, "basic", 1)])
+@pytest.mark.parametrize(
+    ("num_players", "setup", "seeds"),
+    [
+        (2, "basic", 1),
+        pytest.param(3, "basic", 2, marks=pytest.mark.slow),
+        pytest.param(4, "advanced", 2, marks=pytest.mark.slow),
+    ],
+)
 def test_random_game_plays_agree(num_players: int, setup: str, seeds: int) -> None:
     game = FortGame(num_players, setup)
     compared = too_big = 0
