@@ -2,7 +2,8 @@
 
 ``seat_value(state, p)`` estimates seat ``p``'s standing in victory points; ``evaluate(state, p)``
 turns the standings into a number in ``[0, 1]``: at the end of the game 1 for a win (shared
-or not) and 0 for a loss, before it ``sigmoid((value(p) - best rival value) / scale)``.
+or not) and 0 for a loss, before it ``sigmoid((value(p) - best rival value) / scale)``, with
+``scale = end_scale`` once the end is triggered.
 
 Before the end is triggered a seat's value is a weighted sum (weights in points, :data:`FITTED`):
 
@@ -29,8 +30,15 @@ race to Level 5. Two weights depart from the fit: Pack and Lookout, which it fou
 negative (who packs is a matter of style, not a cause of losing), are 0; the made-up rule,
 which it found nearly worthless mid-game (0.1), is 0.5 so that the search still counts it.
 
-Once the end is triggered (rulebook p.10) only the round's last turns are left, so the real
-final totals (``score_breakdown``) decide: the value is ``total + 0.1 * (the estimate)``.
+Once the end is triggered (rulebook p.10: "the leader finishes their turn, then the players
+finish the current round of turns") only the round's last turns are left, so the real final
+totals (``score_breakdown``) decide: the value is ``total + 0.1 * (the estimate)``. Those
+values are on another footing than the estimates (a Fort Level counts its 0-23 end points, not
+its 0-60 race value), and little can change them: at most one round of turns, each worth a few
+points. So their lead is read with ``end_scale`` = 3 points per logit, not the 9 of a game
+still running: a clear lead in the real totals is close to a sure win, which is what it is.
+Without this a one-play lookahead rated a winning, game-ending play (lead 13 in real totals,
+0.83 at scale 9) below a quiet one (lead 25 in the estimate, 0.94).
 """
 
 from __future__ import annotations
@@ -71,6 +79,7 @@ class Weights:
     cards: float = -0.8
     perks: float = 0.7
     scale: float = 9.0
+    end_scale: float = 3.0
 
 
 FITTED = Weights()
@@ -139,10 +148,11 @@ def evaluate_all(state: FortState, w: Weights = FITTED) -> list[float]:
         winners = set(state.winners())
         return [1.0 if p in winners else 0.0 for p in range(n)]
     v = values(state, w)
+    scale = w.end_scale if state.end_triggered else w.scale
     out = []
     for p in range(n):
         lead = v[p] - max(v[q] for q in range(n) if q != p)
-        out.append(1.0 / (1.0 + math.exp(-lead / w.scale)))
+        out.append(1.0 / (1.0 + math.exp(-lead / scale)))
     return out
 
 

@@ -242,6 +242,25 @@ def test_value_after_the_end_trigger_is_the_real_total() -> None:
     est1 = 3 + 8.0 + 6.0 + 6.4
     assert seat_value(s, 0) == pytest.approx(8 + 0.1 * est0)
     assert seat_value(s, 1) == pytest.approx(3 + 0.1 * est1)
+    # the lead in real totals is read at end_scale (3 points per logit), not scale (9)
+    lead = (8 + 0.1 * est0) - (3 + 0.1 * est1)
+    assert FITTED.end_scale == 3.0
+    assert evaluate(s, 0) == pytest.approx(1 / (1 + math.exp(-lead / 3.0)))
+    assert evaluate(s, 1) == pytest.approx(1 / (1 + math.exp(lead / 3.0)))
+
+
+def test_a_game_ending_win_rates_above_a_quiet_big_lead() -> None:
+    """Seat 0 at Level 4 and 25 points, end triggered, against Level 2 and 20 (totals 34 - 21)
+    is better than the same position one step earlier without the trigger (20 points each):
+    the first is all but won, the second still has whole rounds to play."""
+    pos = {**POS, "level": {0: 4, 1: 2}}
+    ended = build(2, leader=0, end_triggered=True, **{**pos, "score": {0: 25, 1: 20}})
+    quiet = build(2, leader=0, **{**pos, "score": {0: 20, 1: 20}})
+    assert [r["total"] for r in ended.score_breakdown()] == [34, 21]
+    assert evaluate(ended, 0) > evaluate(quiet, 0) > 0.9
+    # ... and an end triggered while behind in the real totals is close to a sure loss
+    behind = build(2, leader=0, end_triggered=True, **{**pos, "score": {0: 10, 1: 40}})
+    assert evaluate(behind, 0) < 0.01
 
 
 def test_card_values_do_not_depend_on_the_first_position_seen() -> None:

@@ -133,13 +133,6 @@ def test_ismcts_takes_the_play_that_ends_the_game_won(seed: int) -> None:
     assert text(s, play).startswith("play Doc"), text(s, play)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agents/evaluation.py: once the end is triggered a seat's value is its real total "
-    "(Level 4 = 9 points) while before it the Fort Level counts 37.5, so greedy's one-play "
-    "lookahead (which stops at the Recruit phase, before the game ends) rates the winning, "
-    "game-ending play below a quiet one",
-)
 @pytest.mark.parametrize("seed", SEEDS)
 def test_greedy_takes_the_play_that_ends_the_game_won(seed: int) -> None:
     s = build(2, leader=0, first_player=1, **WIN_NOW)
