@@ -14,18 +14,11 @@
 #include "fort/rng.h"
 #include "fort/state.h"
 
+#include "check.h"
+
 namespace {
 
-int failures = 0;
-int checks = 0;
-
-void check(bool ok, const std::string& what) {
-    ++checks;
-    if (!ok) {
-        ++failures;
-        std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-    }
-}
+using fort_test::check;
 
 void test_rng_vectors() {
     using fort::EventRng;
@@ -139,6 +132,5 @@ void test_deal_properties() {
 int main() {
     test_rng_vectors();
     test_deal_properties();
-    std::printf("%d checks, %d failed\n", checks, failures);
-    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return fort_test::report();
 }

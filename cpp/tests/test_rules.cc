@@ -17,18 +17,11 @@
 #include "fort/program.h"
 #include "fort/state.h"
 
+#include "check.h"
+
 namespace {
 
-int failures = 0;
-int checks = 0;
-
-void check(bool ok, const std::string& what) {
-    ++checks;
-    if (!ok) {
-        ++failures;
-        std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-    }
-}
+using fort_test::check;
 
 using fort::EffectNode;
 using Rows = std::vector<std::vector<int>>;
@@ -298,6 +291,5 @@ int main() {
     test_advance_cost();
     test_validate();
     test_run_program();
-    std::printf("%d checks, %d failures\n", checks, failures);
-    return failures == 0 ? 0 : 1;
+    return fort_test::report();
 }

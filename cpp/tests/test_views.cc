@@ -16,18 +16,11 @@
 #include "fort/scoring.h"
 #include "fort/state.h"
 
+#include "check.h"
+
 namespace {
 
-int failures = 0;
-int checks = 0;
-
-void check(bool ok, const std::string& what) {
-    ++checks;
-    if (!ok) {
-        ++failures;
-        std::fprintf(stderr, "FAILED: %s\n", what.c_str());
-    }
-}
+using fort_test::check;
 
 constexpr int NC = 12;  // cards 0..9 kids (suit i % 3), 10: seat 1's Best Friend, 11: seat 0's
 
@@ -187,6 +180,5 @@ int main() {
     test_observation();
     test_scoring();
     test_resample();
-    std::printf("%d checks, %d failures\n", checks, failures);
-    return failures == 0 ? 0 : 1;
+    return fort_test::report();
 }
