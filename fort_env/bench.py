@@ -223,7 +223,7 @@ def run_bench(
     ``ppo_rollouts`` rollouts (``ppo_options``: more keyword arguments for it), or
     ``{"error": ...}`` without the train extra.
 
-    ``backend`` (``"python"``, ``"cpp"``; ``None``: ``$FORT_ENV_BACKEND``, default python) is
+    ``backend`` (``"python"``, ``"cpp"``; ``None``: ``fort_env.core.default_backend()``) is
     the engine every Fort figure runs on (``config["backend"]``). Raises ``ConfigError`` for an
     unknown backend or ``"cpp"`` without the compiled core.
     """

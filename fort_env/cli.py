@@ -138,8 +138,8 @@ def bench(
     backend: Annotated[
         str | None,
         typer.Option(
-            help='The engine: "python" or "cpp" (the compiled core); default $FORT_ENV_BACKEND '
-            'or "python".'
+            help='The engine: "python" or "cpp" (the compiled core); default $FORT_ENV_BACKEND, '
+            'else "cpp" when the core is built, else "python".'
         ),
     ] = None,
 ) -> None:
