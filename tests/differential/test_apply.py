@@ -32,6 +32,8 @@ from fort_env.decisions import DecisionKind
 from fort_env.rules import handlers, legality
 from fort_env.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
 
+from . import harness
+
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
     reason=f"the C++ core is not usable: {cpp_backend.why_unavailable()}",
@@ -39,13 +41,11 @@ pytestmark = pytest.mark.skipif(
 
 CONFIGS = [(n, setup) for n in (2, 3, 4) for setup in ("basic", "advanced")]
 GAMES_PER_CONFIG = 34  # 204 random games in all
-_GAMES: dict[tuple[int, str], FortGame] = {}
 
 
 def game(n: int, setup: str) -> FortGame:
-    if (n, setup) not in _GAMES:
-        _GAMES[n, setup] = FortGame(n, setup)
-    return _GAMES[n, setup]
+    """The Python reference game of this configuration (shared, from the harness)."""
+    return harness.game(n, setup, "python")
 
 
 def core() -> Any:

@@ -18,6 +18,8 @@ from fort_env import FortGame, cpp_backend
 from fort_env.errors import ConfigError
 from fort_env.rng import EventRng, mix
 
+from . import harness
+
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
     reason=f"the C++ core is not usable: {cpp_backend.why_unavailable()}",
@@ -25,13 +27,11 @@ pytestmark = pytest.mark.skipif(
 
 CONFIGS = [(n, setup) for n in (2, 3, 4) for setup in ("basic", "advanced")]
 LARGE_SEEDS = [2**62 - 1, 2**62 - 2, 2**61 + 12_345, 2**40 + 7, 2**32, 2**31 - 1]
-_GAMES: dict[tuple[int, str], FortGame] = {}
 
 
 def game(n: int, setup: str) -> FortGame:
-    if (n, setup) not in _GAMES:
-        _GAMES[n, setup] = FortGame(n, setup)
-    return _GAMES[n, setup]
+    """The Python reference game of this configuration (shared, from the harness)."""
+    return harness.game(n, setup, "python")
 
 
 def core():

@@ -35,6 +35,8 @@ from fort_env.state_arrays import (
     C_PROG_LEN,
 )
 
+from . import harness
+
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
     reason=f"the C++ core is not usable: {cpp_backend.why_unavailable()}",
@@ -49,13 +51,11 @@ COMMON_KINDS = {
     "LOOKOUT", "TRASH", "RECRUIT", "PAY", "SPEND", "TRASH_RIVAL", "CONVERT", "PICK_RULE",
     "PICK_PERK", "FOLLOW", "FOLLOW_SECOND", "DRAFT", "STOP_OR_CONTINUE",
 }  # fmt: skip
-_GAMES: dict[tuple[int, str], FortGame] = {}
 
 
 def game(n: int, setup: str) -> FortGame:
-    if (n, setup) not in _GAMES:
-        _GAMES[n, setup] = FortGame(n, setup)
-    return _GAMES[n, setup]
+    """The Python reference game of this configuration (shared, from the harness)."""
+    return harness.game(n, setup, "python")
 
 
 def core():

@@ -32,6 +32,8 @@ from fort_env.hidden import resample_hidden_seeded
 from fort_env.scoring import score_breakdown, winners
 from fort_env.state_arrays import ARRAYS
 
+from . import harness
+
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
     reason=f"the C++ core is not usable: {cpp_backend.why_unavailable()}",
@@ -41,13 +43,11 @@ CONFIGS = [(n, setup) for n in (2, 3, 4) for setup in ("basic", "advanced")]
 SEEDS = (0, 1, 2)
 RESAMPLE_EVERY = 3  # decisions between two re-deal checks
 RULES_EVERY = 4  # decisions between two checks of every made-up rule's points
-_GAMES: dict[tuple[int, str], FortGame] = {}
 
 
 def game(n: int, setup: str) -> FortGame:
-    if (n, setup) not in _GAMES:
-        _GAMES[n, setup] = FortGame(n, setup)
-    return _GAMES[n, setup]
+    """The Python reference game of this configuration (shared, from the harness)."""
+    return harness.game(n, setup, "python")
 
 
 def core() -> Any:
