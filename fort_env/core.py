@@ -285,7 +285,9 @@ class FortState(StateArrays):
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         cfg = data["config"]
-        game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"])
+        # A FortState runs the Python engine, so its game does too (not the default backend,
+        # which would give the restored state a game whose ``backend`` says "cpp").
+        game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"], backend="python")
         other = type(self).from_dict(game, data["state"])
         for name in ("game", "ctx", *ARRAYS):
             setattr(self, name, getattr(other, name))

@@ -758,14 +758,19 @@ class raw_env(AECEnv):
 
     def __getstate__(self) -> dict[str, Any]:
         d = self.__dict__.copy()
-        del d["game"]  # rebuilt from self.config
+        del d["game"]  # rebuilt from self.config, on the same backend
+        d["_backend"] = self.game.backend
         d["_state"] = None if self._state is None else self._state.to_dict()
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         d = d.copy()
         cfg = d["config"]
-        d["game"] = FortGame(cfg["num_players"], cfg["setup"], cfg["cards"])
+        # The backend it was pickled on (the two give the same results; an older pickle has
+        # none and takes the default).
+        d["game"] = FortGame(
+            cfg["num_players"], cfg["setup"], cfg["cards"], d.pop("_backend", None)
+        )
         if d["_state"] is not None:
             d["_state"] = FortState.from_dict(d["game"], d["_state"])
         self.__dict__.update(d)

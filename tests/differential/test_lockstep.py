@@ -16,6 +16,7 @@ import pickle
 import numpy as np
 import pytest
 
+import fort_env
 from fort_env import FortGame, FortState, cpp_backend
 from fort_env.cpp_backend import CppFortState
 from fort_env.errors import ConfigError, IllegalActionError, StateError
@@ -194,6 +195,30 @@ def test_pickle_round_trip_keeps_the_backend() -> None:
     assert type(t) is CppFortState and t.game.backend == "cpp"
     assert t.to_dict() == s.to_dict()
     assert t.legal_actions() == s.legal_actions()
+
+
+@pytest.mark.parametrize("default", ["python", "cpp"])
+def test_pickles_restore_on_the_backend_they_were_made_on(
+    default: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Python-engine state, and an env on either backend, come back on the same backend
+    whatever ``$FORT_ENV_BACKEND`` says in the process that loads them."""
+    py_state = game(2, "basic", "python").new_initial_state(3)
+    envs = {}
+    for backend in ("python", "cpp"):
+        monkeypatch.setenv("FORT_ENV_BACKEND", backend)
+        e = fort_env.env()
+        e.reset(seed=3)
+        envs[backend] = pickle.dumps(e)
+    blob = pickle.dumps(py_state)
+    monkeypatch.setenv("FORT_ENV_BACKEND", default)
+    t = pickle.loads(blob)
+    assert type(t) is FortState and t.game.backend == "python"
+    assert t.to_dict() == py_state.to_dict()
+    for backend, pickled in envs.items():
+        restored = pickle.loads(pickled)
+        assert restored.game.backend == backend
+        assert restored.unwrapped.fort_state().game.backend == backend
 
 
 def test_from_dict_is_checked_by_python_then_copied_into_cpp() -> None:
