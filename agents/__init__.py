@@ -158,6 +158,7 @@ register("opportunist", _simple(OpportunistAgent))
 register("heuristic", _heuristic)
 register("greedy", _lazy("greedy", "GreedyAgent"))
 register("ismcts", _lazy("ismcts", "ISMCTSAgent"))
+register("puct", _lazy("puct", "PUCTAgent"))
 
 
 def _ppo(args: str | None) -> Agent:
