@@ -103,6 +103,8 @@ void bind_state(pybind11::module_& m);  // D: state_bind.cc
 void bind_rules(pybind11::module_& m);  // A: rules_bind.cc
 void bind_mask(pybind11::module_& m);   // B: mask_bind.cc
 void bind_views(pybind11::module_& m);  // C: views_bind.cc
+void bind_batch(pybind11::module_& m);  // the batched vector env (batch_bind.cc)
+void bind_playout(pybind11::module_& m);  // playouts and built-in policies (playout_bind.cc)
 void load_game_rules(fort::Game& game, fort_bind::GameKwargs& tables);  // A
 void load_game_mask(fort::Game& game, fort_bind::GameKwargs& tables);   // B
 void load_game_views(fort::Game& game, fort_bind::GameKwargs& tables);  // C

@@ -81,6 +81,8 @@ PYBIND11_MODULE(_core, m) {
     bind_rules(m);  // A: apply_unchecked, check_end, ... (rules_bind.cc)
     bind_mask(m);   // B: legal_actions, legal_mask, is_legal (mask_bind.cc)
     bind_views(m);  // C: observation, score_breakdown, winners, ... (views_bind.cc)
+    bind_batch(m);    // the batched vector env (batch_bind.cc)
+    bind_playout(m);  // playouts and built-in policies (playout_bind.cc)
 
     m.def("noop", []() {}, "Does nothing: measures the cost of one call (docs/cpp.md).");
 

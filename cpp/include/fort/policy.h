@@ -1,0 +1,36 @@
+// Built-in policies: decisions made inside C++ with no Python call, for the batched vector
+// env's opponents (batch.h) and for playouts (playout.h). A policy reads the whole state, so
+// it is for opponents and simulations, never for a learner's observation (no hidden
+// information reaches Python through it).
+//
+// Randomness: every draw comes from the specified generator (rng.h), an EventRng the caller
+// keys by (seed, event), so a playout or an opponent's move is reproducible from its seed and
+// independent of thread count and schedule.
+#pragma once
+
+#include <cstdint>
+
+#include "fort/rng.h"
+#include "fort/state.h"
+
+namespace fort {
+
+// The policies by code (Python names in fort_env/cpp_backend.py: POLICIES).
+enum class Policy : int {
+    RANDOM = 0,  // uniform over the exact legal actions (search.h legal_actions)
+};
+inline constexpr int NUM_POLICIES = 1;
+
+// The built-in policy `policy`'s action for the acting seat of a non-terminal state, drawn
+// with `rng`. Throws std::logic_error if the state has no legal action (a state the rules
+// cannot reach) or std::invalid_argument for an unknown policy code.
+int policy_action(Policy policy, State& state, EventRng& rng);
+
+// Apply a legal action and check the end triggers: the engine's apply_action without the
+// legality check (the caller chose `a` from the legal actions).
+void apply_and_check_end(State& state, int a);
+
+// Whether the game is over (core.FortState.is_terminal).
+inline bool is_over(const State& state) { return state.ctx[C_STAGE] == ST_OVER; }
+
+}  // namespace fort
