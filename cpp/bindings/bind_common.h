@@ -105,6 +105,7 @@ void bind_mask(pybind11::module_& m);   // B: mask_bind.cc
 void bind_views(pybind11::module_& m);  // C: views_bind.cc
 void bind_batch(pybind11::module_& m);  // the batched vector env (batch_bind.cc)
 void bind_playout(pybind11::module_& m);  // playouts and built-in policies (playout_bind.cc)
+void bind_search(pybind11::module_& m);   // IS-MCTS in C++ (search_bind.cc)
 void load_game_rules(fort::Game& game, fort_bind::GameKwargs& tables);  // A
 void load_game_mask(fort::Game& game, fort_bind::GameKwargs& tables);   // B
 void load_game_views(fort::Game& game, fort_bind::GameKwargs& tables);  // C

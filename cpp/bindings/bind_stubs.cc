@@ -8,6 +8,7 @@ __attribute__((weak)) void bind_mask(pybind11::module_&) {}
 __attribute__((weak)) void bind_views(pybind11::module_&) {}
 __attribute__((weak)) void bind_batch(pybind11::module_&) {}
 __attribute__((weak)) void bind_playout(pybind11::module_&) {}
+__attribute__((weak)) void bind_search(pybind11::module_&) {}
 __attribute__((weak)) void load_game_rules(fort::Game&, fort_bind::GameKwargs&) {}
 __attribute__((weak)) void load_game_mask(fort::Game&, fort_bind::GameKwargs&) {}
 __attribute__((weak)) void load_game_views(fort::Game&, fort_bind::GameKwargs&) {}

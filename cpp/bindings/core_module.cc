@@ -83,6 +83,7 @@ PYBIND11_MODULE(_core, m) {
     bind_views(m);  // C: observation, score_breakdown, winners, ... (views_bind.cc)
     bind_batch(m);    // the batched vector env (batch_bind.cc)
     bind_playout(m);  // playouts and built-in policies (playout_bind.cc)
+    bind_search(m);   // IS-MCTS in C++ (search_bind.cc)
 
     m.def("noop", []() {}, "Does nothing: measures the cost of one call (docs/cpp.md).");
 
