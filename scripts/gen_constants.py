@@ -102,6 +102,7 @@ def render() -> str:
     const("NUM_STAGES", len(names))
     _apply_path(out, const)
     _views(out, const)
+    _playouts(out, const)
     out += ["", "}  // namespace fort", ""]
     return "\n".join(out)
 
@@ -249,6 +250,19 @@ def _views(out: list[str], const: Any) -> None:
     out.append("// fort_env/hidden.py: the re-deal")
     const("RESAMPLE_EVENT", hidden.RESAMPLE_EVENT)
     table("HIDDEN_RIVAL_ZONES", hidden.HIDDEN_RIVAL_ZONES, f"[{len(hidden.HIDDEN_RIVAL_ZONES)}]")
+
+
+def _playouts(out: list[str], const: Any) -> None:
+    """The built-in policies' codes (``fort::Policy``, policy.h) and the playouts' limits."""
+    from fort_env import playout
+
+    out.append("")
+    out.append("// fort_env/playout.py: built-in policies by code (POLICIES), playout limits")
+    for code, name in enumerate(playout.POLICIES):
+        const(f"POLICY_{_cname(name)}", code, name)
+    const("NUM_POLICIES", len(playout.POLICIES))
+    const("MAX_PLAYOUT_DECISIONS", playout.MAX_PLAYOUT_DECISIONS, "a guard, not a rule")
+    const("MAX_PLAYOUT_THREADS", playout.MAX_PLAYOUT_THREADS, "threads of one batched call")
 
 
 def main() -> int:

@@ -17,8 +17,6 @@
 
 namespace fort {
 
-namespace {
-
 // base.SEARCHED_STAGES: stages inside a play whose choices must keep the play completable
 bool searched_stage(int64_t stage) {
     switch (stage) {
@@ -30,6 +28,8 @@ bool searched_stage(int64_t stage) {
             return false;
     }
 }
+
+namespace {
 
 int start(const Game& g, int range) { return g.action_start[range]; }
 

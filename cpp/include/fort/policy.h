@@ -10,16 +10,23 @@
 
 #include <cstdint>
 
+#include "fort/constants.h"
 #include "fort/rng.h"
 #include "fort/state.h"
 
 namespace fort {
 
-// The policies by code (Python names in fort_env/cpp_backend.py: POLICIES).
+// The policies by code: the names are fort_env/playout.py's POLICIES, and each code is the
+// generated POLICY_<NAME> (constants.h), so the two sides cannot drift. A new policy: append
+// its name to POLICIES, run scripts/gen_constants.py, add it here and to policy_action.
 enum class Policy : int {
-    RANDOM = 0,  // uniform over the exact legal actions (search.h legal_actions)
+    // Uniform over the exact legal actions (search.h legal_actions), by rejection over the
+    // locally legal ones: with raw = raw_legal(state) (legality.h: the engine's order, no
+    // repeats), draw j = rng.below(raw.size()) until raw[j] is legal; play raw[j]. Exactly
+    // uniform, as every legal action is in raw; only the drawn action's equivalence class is
+    // searched (search.h compute_legal's classes, verdicts and representative).
+    RANDOM = POLICY_RANDOM,
 };
-inline constexpr int NUM_POLICIES = 1;
 
 // The built-in policy `policy`'s action for the acting seat of a non-terminal state, drawn
 // with `rng`. Throws std::logic_error if the state has no legal action (a state the rules

@@ -87,6 +87,10 @@ std::vector<int> compute_legal(State& state);
 // the ascending legal actions).
 bool is_legal(State& state, int a);
 
+// base.SEARCHED_STAGES: the stages inside a play whose choices must keep the play
+// completable (outside them every raw-legal action is legal).
+bool searched_stage(int64_t stage);
+
 // search.constraint_met: the leader resolves the second action after the fully used one ended.
 bool constraint_met(const State& state);
 
