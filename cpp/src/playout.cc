@@ -9,10 +9,12 @@
 
 #include "fort/rng.h"
 #include "fort/scoring.h"
+#include "fort/search.h"
 
 namespace fort {
 
 int64_t playout_in_place(State& state, Policy policy, uint64_t seed) {
+    const MemoOff no_memo;  // search.h: a playout's positions rarely recur
     int64_t k = 0;
     while (!is_over(state)) {
         if (k >= MAX_PLAYOUT_DECISIONS)

@@ -152,6 +152,7 @@ struct Memo {
 };
 
 thread_local Memo tl_memo;
+thread_local int tl_memo_off = 0;  // MemoOff objects alive on this thread
 
 Memo& memo_for(const std::shared_ptr<const Game>& game) {
     Memo& m = tl_memo;
@@ -217,6 +218,9 @@ thread_local std::vector<std::unique_ptr<State>> tl_scratch;
 thread_local std::size_t tl_scratch_depth = 0;
 
 }  // namespace
+
+MemoOff::MemoOff() { ++tl_memo_off; }
+MemoOff::~MemoOff() { --tl_memo_off; }
 
 // ---------------------------------------------------------------- clones
 ScratchState::ScratchState() {
@@ -482,6 +486,7 @@ bool search(State& state, int64_t goal) {
     if (state.ctx[C_SERIAL] > goal || !searched_stage(state.ctx[C_STAGE])) return true;
     if (constraint_met(state)) return true;
     const DepthGuard depth;  // (not in Python: its recursion limit plays this part)
+    if (tl_memo_off > 0) return search_children(state, goal);
     Memo& memo = memo_for(state.game);
     thread_local std::vector<uint8_t> key;  // scratch: copied into the memo before recursing
     memo_key(state, goal, key);

@@ -128,6 +128,18 @@ class ScratchState {
     State* state_;
 };
 
+// While one lives, search() on the calling thread neither reads nor fills the memo (nestable).
+// For playouts (playout.h): their positions rarely recur, and there the memo's keys (every
+// array of each searched state) cost more than its hits save (docs/cpp.md "Playouts"). The
+// verdicts are the same either way: a pure function of (game, state, goal).
+class MemoOff {
+  public:
+    MemoOff();
+    ~MemoOff();
+    MemoOff(const MemoOff&) = delete;
+    MemoOff& operator=(const MemoOff&) = delete;
+};
+
 // The calling thread's memo (tests and tools): entries held, and clearing it.
 std::size_t search_memo_size();
 void clear_search_memo();
