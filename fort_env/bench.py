@@ -217,6 +217,8 @@ def run_bench(
     Keys: ``engine_decisions_per_s``, ``aec_decisions_per_s``, ``games_per_s``,
     ``clone_us``, ``observation_us``, ``mask_us``, ``state_bytes``,
     ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
+    ``playout_decisions_per_s`` (``fort_env.playout``: random playouts inside the C++ core, one
+    thread; None on the Python backend),
     ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: median over rounds of Fort
     AEC / peer, measured in the same round}), ``config``;
     with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
@@ -287,6 +289,12 @@ def _run_bench(
     else:
         rates = [vector_decisions_per_second(64, seconds, seed=r) for r in range(rounds)]
         out["vector64_decisions_per_s"] = statistics.median(rates)
+    from .playout import playout_decisions_per_second  # random playouts inside the C++ core
+
+    playout_rates = [x for r in range(rounds if game.backend == "cpp" else 0)
+                     if (x := playout_decisions_per_second(seconds, num_players,
+                                                           r * ROUND_SEED_STRIDE))]  # fmt: skip
+    out["playout_decisions_per_s"] = statistics.median(playout_rates) if playout_rates else None
     out["peers"] = {
         name: statistics.median(per_round[name]) if name in per_round else None for name in PEERS
     }
@@ -347,6 +355,9 @@ def format_bench(result: dict[str, Any]) -> str:
     vec = result.get("vector64_decisions_per_s")
     rows.append(("FortVecEnv B=64 (2p), learner decisions/s",
                  "needs the train extra" if vec is None else f"{vec:,.0f}"))  # fmt: skip
+    pl = result.get("playout_decisions_per_s")
+    rows.append(("playouts inside C++ (random, 1 thread), decisions/s",
+                 "cpp backend only" if pl is None else f"{pl:,.0f}"))  # fmt: skip
     for name, rate in result["peers"].items():
         if rate is None:
             hint = "not installed (pip install -c constraints.txt -e '.[bench]')"

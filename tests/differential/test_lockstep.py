@@ -305,7 +305,8 @@ def test_bench_runs_on_the_cpp_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result["config"]["backend"] == "cpp"
     assert result["engine_decisions_per_s"] > 0 and result["aec_decisions_per_s"] > 0
     assert result["clone_us"] > 0 and result["mask_us"] > 0
-    assert "cpp backend" in format_bench(result)
+    assert result["playout_decisions_per_s"] > 0
+    assert "cpp backend" in format_bench(result) and "playouts inside C++" in format_bench(result)
     import os
 
     assert "FORT_ENV_BACKEND" not in os.environ  # the env's default was restored
