@@ -213,23 +213,23 @@ def _engine_peer(name: str) -> Runner | None:
     return openspiel_loop(ENGINE_PEERS[name])
 
 
-def mask_in_play(game: FortGame, decisions: int, seed: int) -> float:
-    """Mean microseconds of ``legal_actions_mask()`` over ``decisions`` decisions of random
-    games, each position seen for the first time with the search memo as play leaves it (what
-    an env pays per decision)."""
+def mask_in_play(game: FortGame, decisions: int, seed: int) -> tuple[float, float]:
+    """Mean and median microseconds of ``legal_actions_mask()`` over ``decisions`` decisions
+    of random games, each position seen for the first time with the search memo as play
+    leaves it (what an env pays per decision; the mean carries the rare long searches)."""
     rng = np.random.default_rng(seed)
-    total, done, games = 0.0, 0, 0
-    while done < decisions:
+    times: list[float] = []
+    games = 0
+    while len(times) < decisions:
         state = game.new_initial_state(seed + games)
-        while not state.is_terminal() and done < decisions:
+        while not state.is_terminal() and len(times) < decisions:
             start = time.perf_counter()
             mask = state.legal_actions_mask()
-            total += time.perf_counter() - start
+            times.append(time.perf_counter() - start)
             legal = mask.nonzero()[0]
             state.apply_action(int(legal[rng.integers(len(legal))]))
-            done += 1
         games += 1
-    return total / done * 1e6
+    return statistics.fmean(times) * 1e6, statistics.median(times) * 1e6
 
 
 def _sample_states(game: FortGame, count: int, seed: int = 0) -> list[FortState]:
@@ -306,7 +306,8 @@ def run_bench(
 
     Keys: ``engine_decisions_per_s``, ``aec_decisions_per_s``, ``games_per_s``,
     ``clone_us``, ``observation_us``, ``mask_us`` (from scratch: search memo emptied, new
-    positions), ``mask_play_us`` (:func:`mask_in_play`: the memo as play leaves it),
+    positions), ``mask_play_us`` and ``mask_play_median_us`` (:func:`mask_in_play`: mean
+    and median per decision, the memo as play leaves it),
     ``state_bytes``,
     ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
     ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: median over rounds of Fort
@@ -376,9 +377,11 @@ def _run_bench(
         if clear is not None:
             clear()  # the C++ search's memo (this thread's), likewise
     out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
-    out["mask_play_us"] = statistics.median(
+    in_play = [
         mask_in_play(game, MASK_PLAY_DECISIONS, r * ROUND_SEED_STRIDE) for r in range(rounds)
-    )
+    ]
+    out["mask_play_us"] = statistics.median(mean for mean, _median in in_play)
+    out["mask_play_median_us"] = statistics.median(median for _mean, median in in_play)
     s0 = states[0]
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
     out["state_bytes"] = int(arrays + CTX_BYTES * len(s0.ctx))  # ctx: a list of int64 values
@@ -454,8 +457,8 @@ def format_bench(result: dict[str, Any]) -> str:
         ("observation_tensor(), us", f"{result['observation_us']:.1f}"),
         ("legal_actions_mask() from scratch, us", f"{result['mask_us']:.1f}"),
         (
-            "legal_actions_mask() in play (memo as play leaves it), us",
-            f"{result['mask_play_us']:.1f}",
+            "legal_actions_mask() in play (memo as play leaves it), mean us",
+            f"{result['mask_play_us']:.1f}  (median {result['mask_play_median_us']:.1f})",
         ),
         ("one state, bytes", f"{result['state_bytes']:,}"),
     ]

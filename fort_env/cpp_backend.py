@@ -32,7 +32,7 @@ from .game import GameFacts
 from .hidden import suit_class
 from .inputs import as_action
 from .stages import NUM_STAGES
-from .state_arrays import ARRAYS, C_DECISION, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
+from .state_arrays import ARRAYS, C_DECISION, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS, StateArrays
 
 # What the compiled module must agree on with this Python source (its generated constants.h).
 _EXPECTED_LAYOUT = {
@@ -299,7 +299,7 @@ def new_initial_state(
 _OP_NAMES = (
     "legal_actions", "legal_list", "legal_mask", "is_legal", "raw_legal",  # the mask path
     "apply_action", "apply_unchecked", "check_end",  # the apply path
-    "is_terminal", "current_player", "wrap_state",  # the state
+    "is_terminal", "current_player",  # the state
     "observation", "score_breakdown", "winners", "resample_hidden",  # the views
 )  # fmt: skip
 
@@ -320,8 +320,41 @@ def _key(s: FortState) -> bytes:
     return b"".join([*(getattr(s, name).tobytes() for name in ARRAYS), s.ctx.tobytes()])
 
 
-_VIEWS = frozenset((*ARRAYS, "ctx"))
-_set = object.__setattr__
+_new = object.__new__
+
+
+def _view_property(name: str) -> property:
+    """The attribute ``name`` (an array of ``state_arrays.ARRAYS`` or ``ctx``) of a
+    ``CppFortState``: its zero-copy view of the C++ state, made on first use and kept in the
+    ``StateArrays`` slot of that name; assigning a new object is refused (C++ would not see
+    it). A property rather than ``__getattr__``: a class with ``__getattr__`` pays ~0.15 us
+    on every attribute lookup, methods included."""
+    slot = StateArrays.__dict__[name]  # the member descriptor of StateArrays' slot
+    get, put = slot.__get__, slot.__set__
+
+    def view(self: CppFortState) -> Any:
+        try:
+            return get(self)
+        except AttributeError:  # not used yet
+            pass
+        cs = self._cs
+        made: Any
+        if name == "ctx":
+            made = memoryview(cs.ctx_view()).cast("B").cast("q")
+        else:
+            made = cs.array(name)
+            if name == "prog":
+                made.flags.writeable = False  # as the Python engine's; C++ still writes it
+        put(self, made)
+        return made
+
+    def refuse(self: CppFortState, value: Any) -> None:
+        raise AttributeError(
+            f"{name} of a CppFortState is a view of the C++ state: write into it "
+            f"(state.{name}[...] = ...) rather than replacing it"
+        )
+
+    return property(view, refuse, doc=f"Zero-copy view of the C++ state's {name}.")
 
 
 class CppFortState(FortState):
@@ -362,10 +395,10 @@ class CppFortState(FortState):
 
     @classmethod
     def _wrap(cls, game: FortGame, cs: Any) -> CppFortState:
-        # object.__new__(cls) with the slots game and _cs set, in one C call (a Python
-        # object.__setattr__ costs ~0.2 us); the array slots are filled on first use
-        # (__getattr__), so a clone that is only played on never makes a view
-        return _C.wrap_state(cls, game, cs)  # type: ignore[no-any-return]
+        s: CppFortState = _new(cls)
+        s.game = game
+        s._cs = cs
+        return s  # the views are made on first use: a clone only played on never makes one
 
     @property  # type: ignore[override]
     def legal_cache(self) -> None:
@@ -375,38 +408,6 @@ class CppFortState(FortState):
     @legal_cache.setter
     def legal_cache(self, value: list[int] | None) -> None:
         """Ignored (the Python rules that fill it run on a Python twin, never on this state)."""
-
-    def __getattr__(self, name: str) -> Any:
-        """An array or ``ctx`` not used yet: its zero-copy view of the C++ state, made now
-        and kept in its slot (called only when the slot is empty)."""
-        if name in _VIEWS:
-            try:
-                cs = object.__getattribute__(self, "_cs")
-            except AttributeError:
-                raise AttributeError(name) from None
-            if name == "ctx":
-                view: Any = memoryview(cs.ctx_view()).cast("B").cast("q")
-            else:
-                view = cs.array(name)
-                if name == "prog":
-                    view.flags.writeable = False  # as the Python engine's; C++ still writes it
-            _set(self, name, view)
-            return view
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        """Refuses to replace an array or ``ctx``: the C++ state would not see the new object
-        (the Python rules that swap whole arrays run on the Python twin instead).
-
-        Raises:
-            AttributeError: ``name`` is an array or ``ctx``, naming how to write into it.
-        """
-        if name in _VIEWS:
-            raise AttributeError(
-                f"{name} of a CppFortState is a view of the C++ state: write into it "
-                f"(state.{name}[...] = ...) rather than replacing it"
-            )
-        _set(self, name, value)
 
     @classmethod
     def deal(cls, game: FortGame, seed: int = 0, first_player: int | None = None) -> CppFortState:
@@ -439,7 +440,10 @@ class CppFortState(FortState):
     def clone(self) -> CppFortState:
         """An independent copy (the C++ state copied, its legal-action cache not; the game
         shared)."""
-        return _C.wrap_state(type(self), self.game, self._cs.clone())  # type: ignore[no-any-return]
+        s: CppFortState = _new(type(self))
+        s.game = self.game
+        s._cs = self._cs.clone()
+        return s
 
     __copy__ = clone
 
@@ -456,8 +460,8 @@ class CppFortState(FortState):
         twin: FortState | None = getattr(self, "_twin", None)
         if twin is None or key != self._twin_key:
             twin = state_from_arrays(self.game, self._cs.to_arrays())
-            _set(self, "_twin", twin)
-            _set(self, "_twin_key", key)
+            self._twin = twin
+            self._twin_key = key
         return twin
 
     # ------------------------------------------------------------------ the rules
@@ -517,8 +521,11 @@ class CppFortState(FortState):
         cfg = data["config"]
         game = FortGame(cfg["num_players"], cfg["setup"], cfg["card_set"], backend="cpp")
         other = type(self).from_dict(game, data["state"])
-        _set(self, "game", game)
-        _set(self, "_cs", other._cs)
+        self.game = game
+        self._cs = other._cs
 
+
+for _name in (*ARRAYS, "ctx"):
+    setattr(CppFortState, _name, _view_property(_name))
 
 STATE_CLASSES["cpp"] = CppFortState

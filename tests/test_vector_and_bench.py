@@ -55,7 +55,7 @@ def test_bench_reports_every_figure() -> None:
     result = run_bench(seconds=0.2, rounds=1, num_players=2)
     json.dumps(result)
     keys = ("engine_decisions_per_s", "aec_decisions_per_s", "games_per_s", "clone_us",
-            "observation_us", "mask_us", "mask_play_us", "state_bytes",
+            "observation_us", "mask_us", "mask_play_us", "mask_play_median_us", "state_bytes",
             "vector64_decisions_per_s")  # fmt: skip
     for key in keys:
         assert result[key] is not None and result[key] > 0, key

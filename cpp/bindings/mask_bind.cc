@@ -30,7 +30,7 @@ py::array mask_into(fort::State& s, const py::handle& obj) {
     const int n = s.game->num_actions;
     py::array out;
     if (obj.is_none()) {
-        out = py::array_t<bool>(n);
+        out = fort_bind::new_array<bool>(n);
     } else {
         if (!py::isinstance<py::array_t<bool>>(obj) ||
             py::reinterpret_borrow<py::array>(obj).ndim() != 1 ||
@@ -73,8 +73,8 @@ void bind_mask(py::module_& m) {
         "legal_actions",
         [](fort::State& s) {
             const std::vector<int>& legal = legal_of(s);
-            py::array_t<int32_t> out(static_cast<py::ssize_t>(legal.size()));
-            std::copy(legal.begin(), legal.end(), out.mutable_data());
+            py::array out = fort_bind::new_array<int32_t>(static_cast<py::ssize_t>(legal.size()));
+            std::copy(legal.begin(), legal.end(), static_cast<int32_t*>(out.mutable_data()));
             return out;
         },
         py::arg("state"),

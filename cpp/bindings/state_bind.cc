@@ -227,30 +227,6 @@ dtype/ndim or out of range (the message names the table).)doc")
                     "Raises ValueError naming a missing, unknown or ill-typed/shaped array.");
 
     m.def(
-        "wrap_state",
-        [](const py::type& cls, const py::object& game, const py::object& state) {
-            // object.__new__(cls), then the slots `game` and `_cs` set by the generic setattr:
-            // what a Python classmethod would do with object.__setattr__, at a fifth of the
-            // cost (CppFortState refuses assignments to its array names in its __setattr__,
-            // so Python-level stores cost a Python call each).
-            if (!py::isinstance<fort::State>(state))
-                throw py::type_error("wrap_state: state must be a _core.State");
-            auto* tp = reinterpret_cast<PyTypeObject*>(cls.ptr());
-            static PyObject* const no_args = PyTuple_New(0);
-            py::object out = py::reinterpret_steal<py::object>(tp->tp_new(tp, no_args, nullptr));
-            if (!out) throw py::error_already_set();
-            static PyObject* const game_name = PyUnicode_InternFromString("game");
-            static PyObject* const state_name = PyUnicode_InternFromString("_cs");
-            if (PyObject_GenericSetAttr(out.ptr(), game_name, game.ptr()) < 0 ||
-                PyObject_GenericSetAttr(out.ptr(), state_name, state.ptr()) < 0)
-                throw py::error_already_set();
-            return out;
-        },
-        py::arg("cls"), py::arg("game"), py::arg("state"),
-        "A new instance of `cls` (fort_env.cpp_backend.CppFortState) holding `game` and the "
-        "_core.State `state` in its slots game and _cs, set without calling cls.__setattr__.");
-
-    m.def(
         "is_terminal", [](const fort::State& s) { return s.ctx[fort::C_STAGE] == fort::ST_OVER; },
         py::arg("state"), "FortState.is_terminal: whether the game is over (p.10).");
     m.def(

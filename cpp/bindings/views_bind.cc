@@ -117,7 +117,7 @@ void bind_views(py::module_& m) {
             const fort::Game& g = *s.game;
             const int p = check_seat(seat, g.num_players, "seat");
             const int64_t size = g.obs_offset[fort::NUM_OBS_SLICES];
-            py::array result = out.is_none() ? py::array(py::array_t<float>(size))
+            py::array result = out.is_none() ? fort_bind::new_array<float>(size)
                                              : py::reinterpret_borrow<py::array>(out);
             float* buf = out.is_none() ? static_cast<float*>(result.mutable_data())
                                        : check_out(out, size);
