@@ -255,6 +255,18 @@ def _micro(states: list[FortState], fn: Callable[[FortState], object], rounds: i
     return statistics.median(times)
 
 
+def _mask_from_scratch(game: FortGame, states: list[FortState]) -> float:
+    """Mean microseconds of ``legal_actions_mask()`` over fresh clones of ``states`` (no
+    cached legal actions) with the search memos emptied first: a mask computed from scratch."""
+    fresh = [s.clone() for s in states]
+    game.search_tables.search_memo.clear()  # the Python search's memo
+    if game.backend == "cpp":
+        from . import cpp_backend
+
+        cpp_backend.require().clear_search_memo()  # the C++ search's (this thread's)
+    return _micro(fresh, lambda s: s.legal_actions_mask(), 1)
+
+
 def _median_ratio(ours: list[float], theirs: list[float]) -> float:
     """Median over rounds of ours / theirs, each pair measured in the same round."""
     return statistics.median(a / b for a, b in zip(ours, theirs, strict=True))
@@ -368,15 +380,7 @@ def _run_bench(
     states = _sample_states(game, 300)
     out["clone_us"] = _micro(states, lambda s: s.clone(), rounds)
     out["observation_us"] = _micro(states, lambda s: s.observation_tensor(0), rounds)
-    fresh = [s.clone() for s in states]
-    game.search_tables.search_memo.clear()  # a mask computed from scratch, not from the memo
-    if game.backend == "cpp":
-        from . import cpp_backend
-
-        clear = getattr(cpp_backend.require(), "clear_search_memo", None)
-        if clear is not None:
-            clear()  # the C++ search's memo (this thread's), likewise
-    out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
+    out["mask_us"] = statistics.median(_mask_from_scratch(game, states) for _ in range(rounds))
     in_play = [
         mask_in_play(game, MASK_PLAY_DECISIONS, r * ROUND_SEED_STRIDE) for r in range(rounds)
     ]
