@@ -146,23 +146,26 @@ def aec_loop(make_env: Callable[[], Any]) -> Runner:
     return run
 
 
-def engine_loop(num_players: int, backend: str | None = None) -> Runner:
-    """Random legal play through ``FortState`` alone (mask + apply), whole games, on a new
-    ``FortGame`` each round (an empty search memo)."""
+def engine_loop(
+    num_players: int, backend: str | None = None, clock: Callable[[], float] = time.perf_counter
+) -> Runner:
+    """Random legal play through ``FortState`` alone (legal actions + apply), whole games, on a
+    new ``FortGame`` each round (an empty search memo); ``clock`` measures the seconds (wall
+    time; ``time.thread_time`` for CPU time, as ``scripts/bindbench/hot_calls.py`` does)."""
 
     def run(seconds: float, seed: int) -> tuple[int, int, float]:
         game = FortGame(num_players, backend=backend)
         rng = np.random.default_rng(seed)
         decisions, games = 0, 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             state = game.new_initial_state(seed + games)
             while not state.is_terminal():
                 legal = state.legal_actions()  # a plain list: index it (rng.choice copies it)
                 state.apply_action(legal[int(rng.integers(len(legal)))])
                 decisions += 1
             games += 1
-        return decisions, games, time.perf_counter() - start
+        return decisions, games, clock() - start
 
     return run
 
@@ -177,18 +180,18 @@ def _chance_action(outcomes: list[tuple[int, float]], u: float) -> int:
     return outcomes[-1][0]
 
 
-def openspiel_loop(game_string: str) -> Runner:
+def openspiel_loop(game_string: str, clock: Callable[[], float] = time.perf_counter) -> Runner:
     """The engine loop on an OpenSpiel game (``pyspiel.load_game(game_string)``), its C++
     called from Python one decision at a time; chance outcomes are drawn with their
-    probabilities and not counted as decisions."""
+    probabilities and not counted as decisions. ``clock``: as :func:`engine_loop`'s."""
     import pyspiel  # the caller checked it is installed (_engine_peer)
 
     def run(seconds: float, seed: int) -> tuple[int, int, float]:
         game = pyspiel.load_game(game_string)
         rng = np.random.default_rng(seed)
         decisions, games = 0, 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             state = game.new_initial_state()
             while not state.is_terminal():
                 if state.is_chance_node():
@@ -198,7 +201,7 @@ def openspiel_loop(game_string: str) -> Runner:
                 state.apply_action(legal[int(rng.integers(len(legal)))])
                 decisions += 1
             games += 1
-        return decisions, games, time.perf_counter() - start
+        return decisions, games, clock() - start
 
     return run
 
