@@ -101,6 +101,9 @@ PEERS = ("connect_four_v3", "texas_holdem_v4 (4p)")  # PettingZoo envs in the sa
 # OpenSpiel games (bench name -> pyspiel.load_game string) in the same engine loop as Fort's
 ENGINE_PEERS = {"hanabi (4p)": "hanabi(players=4)", "chess": "chess", "leduc_poker": "leduc_poker"}
 MASK_PLAY_DECISIONS = 2_000  # decisions timed per round for mask_play_us
+# rounds (at least) of mask_us: one is ~1 ms, so a few ms of another job's time slice would
+# dominate it; the median of 7 is steady on the shared machine
+MASK_ROUNDS = 7
 
 
 def _interleaved(
@@ -383,7 +386,9 @@ def _run_bench(
     states = _sample_states(game, 300)
     out["clone_us"] = _micro(states, lambda s: s.clone(), rounds)
     out["observation_us"] = _micro(states, lambda s: s.observation_tensor(0), rounds)
-    out["mask_us"] = statistics.median(_mask_from_scratch(game, states) for _ in range(rounds))
+    out["mask_us"] = statistics.median(
+        _mask_from_scratch(game, states) for _ in range(max(rounds, MASK_ROUNDS))
+    )
     in_play = [
         mask_in_play(game, MASK_PLAY_DECISIONS, r * ROUND_SEED_STRIDE) for r in range(rounds)
     ]
