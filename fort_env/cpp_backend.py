@@ -14,6 +14,7 @@ the installed one (``scripts/sanitize.sh`` runs the differential tests on a sani
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import weakref
@@ -321,6 +322,7 @@ def _key(s: FortState) -> bytes:
 
 
 _new = object.__new__
+_VIEW_NAMES = (*ARRAYS, "ctx")  # the attributes of a CppFortState that are views (properties)
 
 
 def _view_property(name: str) -> property:
@@ -523,9 +525,13 @@ class CppFortState(FortState):
         other = type(self).from_dict(game, data["state"])
         self.game = game
         self._cs = other._cs
+        for name in _VIEW_NAMES:  # views of a former C++ state (a __setstate__ in place)
+            slot = StateArrays.__dict__[name]
+            with contextlib.suppress(AttributeError):
+                slot.__delete__(self)
 
 
-for _name in (*ARRAYS, "ctx"):
+for _name in _VIEW_NAMES:
     setattr(CppFortState, _name, _view_property(_name))
 
 STATE_CLASSES["cpp"] = CppFortState

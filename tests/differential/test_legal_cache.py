@@ -181,8 +181,10 @@ def test_from_dict_and_pickling_start_from_the_position_they_load() -> None:
         pickle.loads(pickle.dumps(b)),
     ):
         agrees(loaded, lb)
+    assert a.zone.base is a.core_state  # a view made before...
     a.__setstate__(b.__getstate__())  # in place, as pickle does: a now holds b's position
     agrees(a, lb)
+    assert a.zone.base is a.core_state and a.to_dict() == b.to_dict()  # ...is not kept
 
 
 def test_the_cache_is_per_position_not_per_game() -> None:
