@@ -13,8 +13,22 @@ The AEC loop is the one users write (PettingZoo's documentation)::
         action = None if termination or truncation else rng.choice(legal)
         env.step(action)
 
+The engine loop (random legal play through ``FortState``: ``legal_actions()`` then
+``apply_action()`` per decision, from Python) runs interleaved the same way with OpenSpiel's
+C++ games called from Python one decision at a time in the same loop (4-player ``hanabi``,
+``chess``, ``leduc_poker``; chance outcomes drawn with their probabilities and not counted as
+decisions)::
+
+    while not state.is_terminal():
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+
 Peers are optional (``pip install -c constraints.txt -e ".[bench]"``); a missing one is
 reported, not fatal.
+
+Adding a figure: compute it in :func:`_run_bench` and store it under a new key with its unit
+in the name (``out["x_per_s"] = ...``), add the key to :func:`run_bench`'s docstring and one
+row to :func:`format_bench`.
 
 The env's share of MaskablePPO's rollout (``fort-env bench --ppo``)
 ------------------------------------------------------------------
@@ -84,17 +98,31 @@ TRAIN_EXTRA = "pip install -c constraints.txt -e '.[train]'"
 Runner = Callable[[float, int], tuple[int, int, float]]  # (seconds, seed) -> decisions, games, s
 ROUND_SEED_STRIDE = 100_000  # each round plays games no earlier round played
 PEERS = ("connect_four_v3", "texas_holdem_v4 (4p)")  # PettingZoo envs in the same AEC loop
+# OpenSpiel games (bench name -> pyspiel.load_game string) in the same engine loop as Fort's
+ENGINE_PEERS = {"hanabi (4p)": "hanabi(players=4)", "chess": "chess", "leduc_poker": "leduc_poker"}
+MASK_PLAY_DECISIONS = 2_000  # decisions timed per round for mask_play_us
+# rounds (at least) of mask_us: one is ~1 ms, so a few ms of another job's time slice would
+# dominate it; the median of 7 is steady on the shared machine
+MASK_ROUNDS = 7
 
 
-def _median_rates(run: Runner, seconds: float, rounds: int) -> tuple[float, float]:
-    """Median decisions/s and games/s over ``rounds`` rounds, each on fresh seeds (the
-    engine memoises its play search per game, so replaying a seed would flatter it)."""
-    per_decision, per_game = [], []
+def _interleaved(
+    loops: Mapping[str, Runner], seconds: float, rounds: int
+) -> dict[str, list[tuple[float, float]]]:
+    """Each loop's (decisions/s, games/s) in every round; within a round the loops run one
+    after another, so a slow spell of the machine slows a round's loops alike. Each round
+    plays on fresh seeds (the engine memoises its play search, so replaying a seed would
+    flatter it)."""
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name in loops}
     for r in range(rounds):
-        decisions, games, elapsed = run(seconds, r * ROUND_SEED_STRIDE)
-        per_decision.append(decisions / elapsed)
-        per_game.append(games / elapsed)
-    return statistics.median(per_decision), statistics.median(per_game)
+        for name, run in loops.items():
+            decisions, games, elapsed = run(seconds, r * ROUND_SEED_STRIDE)
+            out[name].append((decisions / elapsed, games / elapsed))
+    return out
+
+
+def _decisions(per_round: list[tuple[float, float]]) -> list[float]:
+    return [rate for rate, _games in per_round]
 
 
 def aec_loop(make_env: Callable[[], Any]) -> Runner:
@@ -121,25 +149,93 @@ def aec_loop(make_env: Callable[[], Any]) -> Runner:
     return run
 
 
-def engine_loop(num_players: int, backend: str | None = None) -> Runner:
-    """Random legal play through ``FortState`` alone (mask + apply), whole games, on a new
-    ``FortGame`` each round (an empty search memo)."""
+def engine_loop(
+    num_players: int, backend: str | None = None, clock: Callable[[], float] = time.perf_counter
+) -> Runner:
+    """Random legal play through ``FortState`` alone (legal actions + apply), whole games, on a
+    new ``FortGame`` each round (an empty search memo); ``clock`` measures the seconds (wall
+    time; ``time.thread_time`` for CPU time, as ``scripts/bindbench/hot_calls.py`` does)."""
 
     def run(seconds: float, seed: int) -> tuple[int, int, float]:
         game = FortGame(num_players, backend=backend)
         rng = np.random.default_rng(seed)
         decisions, games = 0, 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
+        start = clock()
+        while clock() - start < seconds:
             state = game.new_initial_state(seed + games)
             while not state.is_terminal():
                 legal = state.legal_actions()  # a plain list: index it (rng.choice copies it)
                 state.apply_action(legal[int(rng.integers(len(legal)))])
                 decisions += 1
             games += 1
-        return decisions, games, time.perf_counter() - start
+        return decisions, games, clock() - start
 
     return run
+
+
+def _chance_action(outcomes: list[tuple[int, float]], u: float) -> int:
+    """The outcome a uniform ``u`` in [0, 1) draws from ``(action, probability)`` pairs (the
+    last one if rounding leaves ``u`` past the sum)."""
+    for action, p in outcomes:
+        u -= p
+        if u < 0.0:
+            return action
+    return outcomes[-1][0]
+
+
+def openspiel_loop(game_string: str, clock: Callable[[], float] = time.perf_counter) -> Runner:
+    """The engine loop on an OpenSpiel game (``pyspiel.load_game(game_string)``), its C++
+    called from Python one decision at a time; chance outcomes are drawn with their
+    probabilities and not counted as decisions. ``clock``: as :func:`engine_loop`'s."""
+    import pyspiel  # the caller checked it is installed (_engine_peer)
+
+    def run(seconds: float, seed: int) -> tuple[int, int, float]:
+        game = pyspiel.load_game(game_string)
+        rng = np.random.default_rng(seed)
+        decisions, games = 0, 0
+        start = clock()
+        while clock() - start < seconds:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(_chance_action(state.chance_outcomes(), rng.random()))
+                    continue
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rng.integers(len(legal)))])
+                decisions += 1
+            games += 1
+        return decisions, games, clock() - start
+
+    return run
+
+
+def _engine_peer(name: str) -> Runner | None:
+    """The engine loop of OpenSpiel's game ``name`` (:data:`ENGINE_PEERS`), or None without
+    ``open_spiel``."""
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        return None
+    return openspiel_loop(ENGINE_PEERS[name])
+
+
+def mask_in_play(game: FortGame, decisions: int, seed: int) -> tuple[float, float]:
+    """Mean and median microseconds of ``legal_actions_mask()`` over ``decisions`` decisions
+    of random games, each position seen for the first time with the search memo as play
+    leaves it (what an env pays per decision; the mean carries the rare long searches)."""
+    rng = np.random.default_rng(seed)
+    times: list[float] = []
+    games = 0
+    while len(times) < decisions:
+        state = game.new_initial_state(seed + games)
+        while not state.is_terminal() and len(times) < decisions:
+            start = time.perf_counter()
+            mask = state.legal_actions_mask()
+            times.append(time.perf_counter() - start)
+            legal = mask.nonzero()[0]
+            state.apply_action(int(legal[rng.integers(len(legal))]))
+        games += 1
+    return statistics.fmean(times) * 1e6, statistics.median(times) * 1e6
 
 
 def _sample_states(game: FortGame, count: int, seed: int = 0) -> list[FortState]:
@@ -163,6 +259,18 @@ def _micro(states: list[FortState], fn: Callable[[FortState], object], rounds: i
             fn(s)
         times.append((time.perf_counter() - start) / len(states) * 1e6)
     return statistics.median(times)
+
+
+def _mask_from_scratch(game: FortGame, states: list[FortState]) -> float:
+    """Mean microseconds of ``legal_actions_mask()`` over fresh clones of ``states`` (no
+    cached legal actions) with the search memos emptied first: a mask computed from scratch."""
+    fresh = [s.clone() for s in states]
+    game.search_tables.search_memo.clear()  # the Python search's memo
+    if game.backend == "cpp":
+        from . import cpp_backend
+
+        cpp_backend.require().clear_search_memo()  # the C++ search's (this thread's)
+    return _micro(fresh, lambda s: s.legal_actions_mask(), 1)
 
 
 def _median_ratio(ours: list[float], theirs: list[float]) -> float:
@@ -215,12 +323,17 @@ def run_bench(
     """Measure everything; returns a JSON-able dict (schema: the keys below, units in names).
 
     Keys: ``engine_decisions_per_s``, ``aec_decisions_per_s``, ``games_per_s``,
-    ``clone_us``, ``observation_us``, ``mask_us``, ``state_bytes``,
+    ``clone_us``, ``observation_us``, ``mask_us`` (from scratch: search memo emptied, new
+    positions), ``mask_play_us`` and ``mask_play_median_us`` (:func:`mask_in_play`: mean
+    and median per decision, the memo as play leaves it),
+    ``state_bytes``,
     ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
     ``playout_decisions_per_s`` (``fort_env.playout``: random playouts inside the C++ core, one
     thread; None on the Python backend),
     ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: median over rounds of Fort
-    AEC / peer, measured in the same round}), ``config``;
+    AEC / peer, measured in the same round}), ``engine_peers`` ({OpenSpiel game: decisions/s
+    in the engine loop, or None without ``open_spiel``}), ``engine_ratios`` ({game: median
+    over rounds of Fort's engine loop / the game's, same round}), ``config``;
     with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
     ``ppo_rollouts`` rollouts (``ppo_options``: more keyword arguments for it), or
     ``{"error": ...}`` without the train extra.
@@ -253,32 +366,36 @@ def _run_bench(
             "backend": game.backend,
         },
     }
-    rate, games = _median_rates(engine_loop(num_players, game.backend), seconds, rounds)
-    out["engine_decisions_per_s"], out["games_per_s"] = rate, games
-    # The AEC loops of Fort and its peers, interleaved round by round (module docstring).
-    loops: dict[str, Runner] = {"fort": aec_loop(lambda: fort_env_factory(num_players=num_players))}
+    # The engine loops of Fort and of OpenSpiel's games, interleaved round by round.
+    loops: dict[str, Runner] = {"fort": engine_loop(num_players, game.backend)}
+    for name in ENGINE_PEERS:
+        run = _engine_peer(name)
+        if run is not None:
+            loops[name] = run
+    engine = _interleaved(loops, seconds, rounds)
+    out["engine_decisions_per_s"] = statistics.median(_decisions(engine["fort"]))
+    out["games_per_s"] = statistics.median(g for _rate, g in engine["fort"])
+    # The AEC loops of Fort and its peers, likewise (module docstring).
+    loops = {"fort": aec_loop(lambda: fort_env_factory(num_players=num_players))}
     for name in PEERS:
         make = _peer(name)
         if make is not None:
             loops[name] = aec_loop(make)
-    per_round: dict[str, list[float]] = {name: [] for name in loops}
-    for r in range(rounds):
-        for name, run in loops.items():
-            decisions, _games, elapsed = run(seconds, r * ROUND_SEED_STRIDE)
-            per_round[name].append(decisions / elapsed)
+    per_round = {
+        name: _decisions(rates) for name, rates in _interleaved(loops, seconds, rounds).items()
+    }
     out["aec_decisions_per_s"] = statistics.median(per_round["fort"])
     states = _sample_states(game, 300)
     out["clone_us"] = _micro(states, lambda s: s.clone(), rounds)
     out["observation_us"] = _micro(states, lambda s: s.observation_tensor(0), rounds)
-    fresh = [s.clone() for s in states]
-    game.search_tables.search_memo.clear()  # a mask computed from scratch, not from the memo
-    if game.backend == "cpp":
-        from . import cpp_backend
-
-        clear = getattr(cpp_backend.require(), "clear_search_memo", None)
-        if clear is not None:
-            clear()  # the C++ search's memo (this thread's), likewise
-    out["mask_us"] = _micro(fresh, lambda s: s.legal_actions_mask(), 1)
+    out["mask_us"] = statistics.median(
+        _mask_from_scratch(game, states) for _ in range(max(rounds, MASK_ROUNDS))
+    )
+    in_play = [
+        mask_in_play(game, MASK_PLAY_DECISIONS, r * ROUND_SEED_STRIDE) for r in range(rounds)
+    ]
+    out["mask_play_us"] = statistics.median(mean for mean, _median in in_play)
+    out["mask_play_median_us"] = statistics.median(median for _mean, median in in_play)
     s0 = states[0]
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
     out["state_bytes"] = int(arrays + CTX_BYTES * len(s0.ctx))  # ctx: a list of int64 values
@@ -301,6 +418,15 @@ def _run_bench(
     out["ratios"] = {
         name: _median_ratio(per_round["fort"], per_round[name]) if name in per_round else None
         for name in PEERS
+    }
+    fort_engine = _decisions(engine["fort"])
+    out["engine_peers"] = {
+        name: statistics.median(_decisions(engine[name])) if name in engine else None
+        for name in ENGINE_PEERS
+    }
+    out["engine_ratios"] = {
+        name: _median_ratio(fort_engine, _decisions(engine[name])) if name in engine else None
+        for name in ENGINE_PEERS
     }
     if ppo:
         measure = plugin("fort_env.bench", "ppo_rollout")
@@ -350,6 +476,10 @@ def format_bench(result: dict[str, Any]) -> str:
         ("clone(), us", f"{result['clone_us']:.1f}"),
         ("observation_tensor(), us", f"{result['observation_us']:.1f}"),
         ("legal_actions_mask() from scratch, us", f"{result['mask_us']:.1f}"),
+        (
+            "legal_actions_mask() in play (memo as play leaves it), mean us",
+            f"{result['mask_play_us']:.1f}  (median {result['mask_play_median_us']:.1f})",
+        ),
         ("one state, bytes", f"{result['state_bytes']:,}"),
     ]
     vec = result.get("vector64_decisions_per_s")
@@ -358,6 +488,18 @@ def format_bench(result: dict[str, Any]) -> str:
     pl = result.get("playout_decisions_per_s")
     rows.append(("playouts inside C++ (random, 1 thread), decisions/s",
                  "cpp backend only" if pl is None else f"{pl:,.0f}"))  # fmt: skip
+    for name, rate in result["engine_peers"].items():
+        if rate is None:
+            hint = "not installed (pip install -c constraints.txt -e '.[bench]')"
+            rows.append((f"OpenSpiel {name} engine loop", hint))
+        else:
+            ratio = result["engine_ratios"][name]
+            rows.append(
+                (
+                    f"OpenSpiel {name} engine loop, decisions/s",
+                    f"{rate:,.0f}  (Fort engine / it = {ratio:.2f})",
+                )
+            )
     for name, rate in result["peers"].items():
         if rate is None:
             hint = "not installed (pip install -c constraints.txt -e '.[bench]')"

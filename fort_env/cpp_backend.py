@@ -14,6 +14,7 @@ the installed one (``scripts/sanitize.sh`` runs the differential tests on a sani
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import weakref
@@ -31,8 +32,8 @@ from .errors import ConfigError, IllegalActionError
 from .game import GameFacts
 from .hidden import suit_class
 from .inputs import as_action
-from .stages import NUM_STAGES, ST_OVER
-from .state_arrays import ARRAYS, C_DECISION, C_STAGE, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
+from .stages import NUM_STAGES
+from .state_arrays import ARRAYS, C_DECISION, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS, StateArrays
 
 # What the compiled module must agree on with this Python source (its generated constants.h).
 _EXPECTED_LAYOUT = {
@@ -49,10 +50,13 @@ _EXPECTED_LAYOUT = {
 _core: ModuleType | None = None
 _why_missing: str | None = None
 _loaded = False
+# The loaded module as CppFortState's methods call it (set with _core; a CppFortState exists
+# only once the module is loaded, so its methods read this global without a check).
+_C: Any = None
 
 
 def _load() -> ModuleType | None:
-    global _core, _why_missing, _loaded
+    global _core, _C, _why_missing, _loaded
     if _loaded:
         return _core
     _loaded = True
@@ -72,13 +76,16 @@ def _load() -> ModuleType | None:
         _why_missing = f"{type(exc).__name__}: {exc}"
         return None
     layout = dict(getattr(module, "LAYOUT", {}))
-    if layout != _EXPECTED_LAYOUT:
-        _why_missing = (
-            f"the built extension {module.__file__} is stale (its layout {layout} differs from "
-            f"the Python source's {_EXPECTED_LAYOUT}); rebuild it"
+    missing = [name for name in _OP_NAMES if not hasattr(module, name)]
+    if layout != _EXPECTED_LAYOUT or missing:
+        why = (
+            f"its layout {layout} differs from the Python source's {_EXPECTED_LAYOUT}"
+            if layout != _EXPECTED_LAYOUT
+            else f"it lacks {', '.join(missing)}"
         )
+        _why_missing = f"the built extension {module.__file__} is stale ({why}); rebuild it"
         return None
-    _core = module
+    _core = _C = module
     return _core
 
 
@@ -289,48 +296,24 @@ def new_initial_state(
 
 
 # --------------------------------------------------------------------------- the cpp state
+# What CppFortState calls in the compiled module; a build without one of them is stale.
 _OP_NAMES = (
-    "legal_actions", "legal_mask", "is_legal", "raw_legal",  # the mask path (B)
-    "apply_unchecked", "check_end",  # the apply path (A)
-    "observation", "score_breakdown", "winners", "resample_hidden",  # the views (C)
+    "legal_actions", "legal_list", "legal_mask", "is_legal", "raw_legal",  # the mask path
+    "apply_action", "apply_unchecked", "check_end",  # the apply path
+    "is_terminal", "current_player",  # the state
+    "observation", "score_breakdown", "winners", "resample_hidden",  # the views
 )  # fmt: skip
 
-
-class _Ops:
-    """The compiled functions ``CppFortState`` calls, each ``None`` while not bound."""
-
-    legal_actions: Any
-    legal_mask: Any
-    is_legal: Any
-    raw_legal: Any
-    apply_unchecked: Any
-    check_end: Any
-    observation: Any
-    score_breakdown: Any
-    winners: Any
-    resample_hidden: Any
-
-    def __init__(self, core: ModuleType) -> None:
-        for name in _OP_NAMES:
-            setattr(self, name, getattr(core, name, None))
-
-
-_OPS: _Ops | None = None
-
-
-def _ops() -> _Ops:
-    """The compiled functions, looked up once (the module is loaded once per process)."""
-    global _OPS
-    if _OPS is None:
-        _OPS = _Ops(require())
-    return _OPS
+# _core.apply_action's results other than 0 (applied), as cpp/bindings/rules_bind.cc names them
+_NOT_LEGAL, _OUT_OF_RANGE = 1, 2
 
 
 def bound_functions() -> list[str]:
-    """Which of the functions ``CppFortState`` can call are in the compiled core (the rest
-    run on the Python engine). Raises ``ConfigError`` without a usable core."""
-    ops = _ops()
-    return [name for name in _OP_NAMES if getattr(ops, name) is not None]
+    """The functions of the compiled core that ``CppFortState`` calls (a build without one of
+    them is reported stale by :func:`why_unavailable`). Raises ``ConfigError`` without a
+    usable core."""
+    core = require()
+    return [name for name in _OP_NAMES if hasattr(core, name)]
 
 
 def _key(s: FortState) -> bytes:
@@ -338,7 +321,42 @@ def _key(s: FortState) -> bytes:
     return b"".join([*(getattr(s, name).tobytes() for name in ARRAYS), s.ctx.tobytes()])
 
 
-_VIEWS = frozenset((*ARRAYS, "ctx"))
+_new = object.__new__
+_VIEW_NAMES = (*ARRAYS, "ctx")  # the attributes of a CppFortState that are views (properties)
+
+
+def _view_property(name: str) -> property:
+    """The attribute ``name`` (an array of ``state_arrays.ARRAYS`` or ``ctx``) of a
+    ``CppFortState``: its zero-copy view of the C++ state, made on first use and kept in the
+    ``StateArrays`` slot of that name; assigning a new object is refused (C++ would not see
+    it). A property rather than ``__getattr__``: a class with ``__getattr__`` pays ~0.15 us
+    on every attribute lookup, methods included."""
+    slot = StateArrays.__dict__[name]  # the member descriptor of StateArrays' slot
+    get, put = slot.__get__, slot.__set__
+
+    def view(self: CppFortState) -> Any:
+        try:
+            return get(self)
+        except AttributeError:  # not used yet
+            pass
+        cs = self._cs
+        made: Any
+        if name == "ctx":
+            made = memoryview(cs.ctx_view()).cast("B").cast("q")
+        else:
+            made = cs.array(name)
+            if name == "prog":
+                made.flags.writeable = False  # as the Python engine's; C++ still writes it
+        put(self, made)
+        return made
+
+    def refuse(self: CppFortState, value: Any) -> None:
+        raise AttributeError(
+            f"{name} of a CppFortState is a view of the C++ state: write into it "
+            f"(state.{name}[...] = ...) rather than replacing it"
+        )
+
+    return property(view, refuse, doc=f"Zero-copy view of the C++ state's {name}.")
 
 
 class CppFortState(FortState):
@@ -346,18 +364,23 @@ class CppFortState(FortState):
     "cpp"``): ``zone``, ``owner``, ... are zero-copy numpy views of the C++ vectors (same
     dtypes and shapes; ``prog`` read-only, as the Python engine's) and ``ctx`` a zero-copy
     ``memoryview`` of its int64 context (items read as Python ints, written as ints), so every
-    Python view (text, ``to_dict``, validation, observation, scoring) reads it unchanged.
+    Python view (text, ``to_dict``, validation, observation, scoring) reads it unchanged. The
+    views are made on first use (a clone that is only played on never makes one).
 
-    A method whose C++ twin is built (``_core.legal_actions``, ``_core.apply_unchecked``,
-    ``_core.observation``... see docs/cpp.md) calls it; the others run the Python engine on a
-    Python twin of the position (a :class:`FortState` copy, kept while the arrays are unchanged)
-    and copy a mutation back. Either way the results equal the Python backend's
-    (``tests/differential``).
+    Each rule and view calls its C++ twin (``_core.legal_list``, ``_core.apply_action``,
+    ``_core.observation``... see docs/cpp.md) directly; only :meth:`never_strands` runs the
+    Python engine, on a Python twin of the position (a :class:`FortState` copy, kept while the
+    arrays are unchanged). The results equal the Python backend's (``tests/differential``).
+
+    The legal actions are cached by the C++ state (``search.h`` ``cached_legal_actions``):
+    computed once per position and reused while every byte of the arrays and ``ctx`` is
+    unchanged, which the C++ side checks on each use, so writes into the views are seen.
+    ``legal_cache`` (the Python engine's cache) is therefore always ``None`` here.
     """
 
     __slots__ = ("_cs", "_twin", "_twin_key")
     _cs: Any  # the _core.State
-    _twin: FortState | None
+    _twin: FortState
     _twin_key: bytes
 
     # ------------------------------------------------------------------ construction
@@ -374,45 +397,19 @@ class CppFortState(FortState):
 
     @classmethod
     def _wrap(cls, game: FortGame, cs: Any) -> CppFortState:
-        s: CppFortState = object.__new__(cls)
+        s: CppFortState = _new(cls)
         s.game = game
-        s.legal_cache = None
         s._cs = cs
-        s._twin = None
-        s._twin_key = b""
-        return s  # the array slots are filled on first use (__getattr__): clones stay cheap
+        return s  # the views are made on first use: a clone only played on never makes one
 
-    def __getattr__(self, name: str) -> Any:
-        """An array or ``ctx`` not used yet: its zero-copy view of the C++ state, made now
-        and kept in its slot (called only when the slot is empty)."""
-        if name in _VIEWS:
-            try:
-                cs = object.__getattribute__(self, "_cs")
-            except AttributeError:
-                raise AttributeError(name) from None
-            if name == "ctx":
-                view: Any = memoryview(cs.ctx_view()).cast("B").cast("q")
-            else:
-                view = cs.array(name)
-                if name == "prog":
-                    view.flags.writeable = False  # as the Python engine's; C++ still writes it
-            object.__setattr__(self, name, view)
-            return view
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    @property  # type: ignore[override]
+    def legal_cache(self) -> None:
+        """Always ``None``: the C++ state caches the legal actions (class docstring)."""
+        return None
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        """Refuses to replace an array or ``ctx``: the C++ state would not see the new object
-        (the Python rules that swap whole arrays run on the Python twin instead).
-
-        Raises:
-            AttributeError: ``name`` is an array or ``ctx``, naming how to write into it.
-        """
-        if name in _VIEWS:
-            raise AttributeError(
-                f"{name} of a CppFortState is a view of the C++ state: write into it "
-                f"(state.{name}[...] = ...) rather than replacing it"
-            )
-        object.__setattr__(self, name, value)
+    @legal_cache.setter
+    def legal_cache(self, value: list[int] | None) -> None:
+        """Ignored (the Python rules that fill it run on a Python twin, never on this state)."""
 
     @classmethod
     def deal(cls, game: FortGame, seed: int = 0, first_player: int | None = None) -> CppFortState:
@@ -443,8 +440,12 @@ class CppFortState(FortState):
         return cls.from_state(py)
 
     def clone(self) -> CppFortState:
-        """An independent copy (the C++ state copied; the game shared)."""
-        return self._wrap(self.game, self._cs.clone())
+        """An independent copy (the C++ state copied, its legal-action cache not; the game
+        shared)."""
+        s: CppFortState = _new(type(self))
+        s.game = self.game
+        s._cs = self._cs.clone()
+        return s
 
     __copy__ = clone
 
@@ -458,107 +459,60 @@ class CppFortState(FortState):
         """A Python :class:`FortState` equal to this position (cached while it stays equal:
         its legal-action cache then carries over)."""
         key = _key(self)
-        if self._twin is None or key != self._twin_key:
-            self._twin = state_from_arrays(self.game, self._cs.to_arrays())
+        twin: FortState | None = getattr(self, "_twin", None)
+        if twin is None or key != self._twin_key:
+            twin = state_from_arrays(self.game, self._cs.to_arrays())
+            self._twin = twin
             self._twin_key = key
-        return self._twin
-
-    def _take(self, twin: FortState) -> None:
-        """Copy a mutated twin's position into the C++ state."""
-        cs = self._cs
-        for name in ARRAYS:
-            cs.array(name)[...] = getattr(twin, name)
-        cs.ctx_view()[:] = np.frombuffer(twin.ctx, dtype=np.int64)
-        self._twin_key = _key(self)
-        self.legal_cache = None
-
-    def _changed(self) -> None:
-        """The C++ core mutated the state: caches are stale."""
-        self._twin = None
-        self.legal_cache = None
+        return twin
 
     # ------------------------------------------------------------------ the rules
+    def current_player(self) -> int:
+        return _C.current_player(self._cs)  # type: ignore[no-any-return]
+
+    def is_terminal(self) -> bool:
+        return _C.is_terminal(self._cs)  # type: ignore[no-any-return]
+
     def legal_actions(self) -> list[int]:
-        f = _ops().legal_actions
-        if f is not None:  # empty when the game is over
-            return f(self._cs).tolist()  # type: ignore[no-any-return]
-        return [] if self.is_terminal() else self._py().legal_actions()
+        return _C.legal_list(self._cs)  # type: ignore[no-any-return]
 
     def legal_actions_mask(self) -> np.ndarray:
-        f = _ops().legal_mask
-        if f is None:
-            return self._py().legal_actions_mask()
-        mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
-        if not self.is_terminal():
-            f(self._cs, mask)
-        return mask
+        return _C.legal_mask(self._cs)  # type: ignore[no-any-return]
 
     def apply_action(self, action: int) -> None:
-        ops = _ops()
-        apply, check_end = ops.apply_unchecked, ops.check_end
-        if apply is None or check_end is None:
-            twin = self._py()
-            twin.apply_action(action)  # IllegalActionError, TypeError: unchanged
-            self._take(twin)
-            return
-        a = as_action(action)
-        cs = self._cs
-        in_range = 0 <= a < self.game.num_distinct_actions
-        if ops.is_legal is not None:
-            legal = in_range and ops.is_legal(cs, a)  # False once the game is over
-        else:
-            legal = in_range and self.ctx[C_STAGE] != ST_OVER and a in self._py().legal_actions()
-        if not legal:
-            why = "not legal" if in_range else "out of range"
-            raise IllegalActionError(a, DecisionKind(int(self.ctx[C_DECISION])).name, why)
-        apply(cs, a)
-        check_end(cs)  # the flag is public as soon as a trigger happens (p.10)
-        self._twin = None
-        self.legal_cache = None
+        if type(action) is not int:  # the common case needs no conversion
+            action = as_action(action)  # TypeError for anything but an integer
+        refused = _C.apply_action(self._cs, action)  # legal: applied, then check_end
+        if refused:
+            why = "out of range" if refused == _OUT_OF_RANGE else "not legal"
+            raise IllegalActionError(action, DecisionKind(int(self.ctx[C_DECISION])).name, why)
 
     def apply_unchecked(self, action: int) -> None:
-        f = _ops().apply_unchecked
-        if f is not None:
-            f(self._cs, action)
-            self._twin = None
-            self.legal_cache = None
-            return
-        twin = self._py()
-        twin.apply_unchecked(action)
-        self._take(twin)
+        _C.apply_unchecked(self._cs, action)
 
     def local_legal_actions(self) -> list[int]:
-        f = _ops().raw_legal
-        if f is not None:
-            return list(f(self._cs))
-        return self._py().local_legal_actions()
+        return list(_C.raw_legal(self._cs))
 
     def never_strands(self, action: int) -> bool:
         return self._py().never_strands(action)
 
     # ------------------------------------------------------------------ the views
     def observation_tensor(self, player: int) -> np.ndarray:
-        f = _ops().observation
-        if f is None or not 0 <= player < self.game.num_players:  # errors: as Python's
+        if not 0 <= player < self.game.num_players:  # errors: as Python's
             return super().observation_tensor(player)
-        out = np.empty(self.game.observation_size, dtype=np.float32)
-        f(self._cs, player, out)
-        return out
+        return _C.observation(self._cs, player)  # type: ignore[no-any-return]
 
     def score_breakdown(self) -> list[dict[str, int]]:
-        f = _ops().score_breakdown
-        return super().score_breakdown() if f is None else list(f(self._cs))
+        return list(_C.score_breakdown(self._cs))
 
     def winners(self) -> list[int]:
-        f = _ops().winners
-        return super().winners() if f is None else list(f(self._cs))
+        return list(_C.winners(self._cs))
 
     def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:
-        f = _ops().resample_hidden
-        if f is not None and 0 <= observer < self.game.num_players:
+        if 0 <= observer < self.game.num_players:
             # hidden.resample_hidden: one seed drawn from rng, then the specified draws
             seed = int(rng.integers(SEED_LIMIT))
-            return self._wrap(self.game, f(self._cs, observer, seed))
+            return self._wrap(self.game, _C.resample_hidden(self._cs, observer, seed))
         return self.from_state(self._py().resample_hidden(observer, rng))
 
     # ------------------------------------------------------------------ pickling
@@ -571,9 +525,13 @@ class CppFortState(FortState):
         other = type(self).from_dict(game, data["state"])
         self.game = game
         self._cs = other._cs
-        self.legal_cache = None
-        self._twin = None
-        self._twin_key = b""
+        for name in _VIEW_NAMES:  # views of a former C++ state (a __setstate__ in place)
+            slot = StateArrays.__dict__[name]
+            with contextlib.suppress(AttributeError):
+                slot.__delete__(self)
 
+
+for _name in _VIEW_NAMES:
+    setattr(CppFortState, _name, _view_property(_name))
 
 STATE_CLASSES["cpp"] = CppFortState

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from fort_env.bench import format_bench, run_bench
+from fort_env.bench import ENGINE_PEERS, _chance_action, format_bench, openspiel_loop, run_bench
 from fort_env.vector import FortVecEnv
 from train.bench_ppo import ppo_rollout_share
 
@@ -54,12 +55,30 @@ def test_bench_reports_every_figure() -> None:
     result = run_bench(seconds=0.2, rounds=1, num_players=2)
     json.dumps(result)
     keys = ("engine_decisions_per_s", "aec_decisions_per_s", "games_per_s", "clone_us",
-            "observation_us", "mask_us", "state_bytes", "vector64_decisions_per_s")  # fmt: skip
+            "observation_us", "mask_us", "mask_play_us", "mask_play_median_us", "state_bytes",
+            "vector64_decisions_per_s")  # fmt: skip
     for key in keys:
         assert result[key] is not None and result[key] > 0, key
     assert set(result["peers"]) == {"connect_four_v3", "texas_holdem_v4 (4p)"}
+    assert set(result["engine_peers"]) == set(result["engine_ratios"]) == set(ENGINE_PEERS)
     text = format_bench(result)
     assert "AEC loop" in text and "connect_four_v3" in text
+    if importlib.util.find_spec("pyspiel") is not None:  # the dev extra has open_spiel
+        for name in ENGINE_PEERS:
+            rate, ratio = result["engine_peers"][name], result["engine_ratios"][name]
+            assert rate > 0 and ratio > 0, name
+            assert f"OpenSpiel {name} engine loop, decisions/s" in text
+
+
+def test_openspiel_loop_counts_decisions_not_chance_outcomes() -> None:
+    pytest.importorskip("pyspiel")
+    decisions, games, elapsed = openspiel_loop("leduc_poker")(0.05, 0)
+    # a leduc hand has 2 chance nodes (the private cards) and 1 more (the public card) if the
+    # first betting round is not folded; at least 2 and at most 8 decisions per hand
+    assert games >= 1 and 2 * games <= decisions <= 8 * games + 8 and elapsed >= 0.05
+    assert _chance_action([(3, 0.25), (7, 0.75)], 0.2) == 3
+    assert _chance_action([(3, 0.25), (7, 0.75)], 0.3) == 7
+    assert _chance_action([(3, 0.5), (7, 0.5)], 0.9999999999999999) == 7
 
 
 # A rollout of the quick preset's learner cut short: 4 envs x 16 steps, one update epoch.

@@ -19,13 +19,45 @@ namespace py = pybind11;
 
 namespace {
 
-bool terminal(const fort::State& s) { return s.ctx[fort::C_STAGE] == fort::ST_OVER; }
+// Every entry point goes through the state's cache (search.h cached_legal_actions), which
+// checks the state whenever the position is new: its arrays are writable from Python.
+const std::vector<int>& legal_of(fort::State& s) {
+    return fort::cached_legal_actions(s);  // std::invalid_argument -> ValueError
+}
 
-// Every entry point checks the state first: its arrays are writable from Python.
-std::vector<int> legal_of(fort::State& s) {
-    fort::check_search_indices(s);  // std::invalid_argument -> ValueError
-    if (terminal(s)) return {};  // FortState.legal_actions: none once the game is over
-    return fort::legal_actions(s);
+// The mask into a new numpy bool array, or into `obj` (checked) when it is not None.
+py::array mask_into(fort::State& s, const py::handle& obj) {
+    const int n = s.game->num_actions;
+    py::array out;
+    if (obj.is_none()) {
+        out = fort_bind::new_array<bool>(n);
+    } else {
+        if (!py::isinstance<py::array_t<bool>>(obj) ||
+            py::reinterpret_borrow<py::array>(obj).ndim() != 1 ||
+            py::reinterpret_borrow<py::array>(obj).shape(0) != n)
+            throw py::value_error("out must be a 1-d numpy bool array of length " +
+                                  std::to_string(n) + " (num_distinct_actions), got " +
+                                  py::repr(obj).cast<std::string>().substr(0, 80));
+        out = py::reinterpret_borrow<py::array>(obj);
+        if (!(out.flags() & py::array::c_style) || !out.writeable())
+            throw py::value_error("out must be C-contiguous and writeable");
+    }
+    const std::vector<int>& legal = legal_of(s);
+    auto* data = static_cast<bool*>(out.mutable_data());
+    std::memset(data, 0, static_cast<std::size_t>(n));
+    for (int a : legal) data[a] = true;
+    return out;
+}
+
+// The legal actions as a Python list of ints (FortState.legal_actions' type).
+py::list as_list(const std::vector<int>& legal) {
+    py::list out(legal.size());
+    for (std::size_t i = 0; i < legal.size(); ++i) {
+        PyObject* item = PyLong_FromLong(legal[i]);
+        if (!item) throw py::error_already_set();
+        PyList_SET_ITEM(out.ptr(), static_cast<py::ssize_t>(i), item);  // steals the reference
+    }
+    return out;
 }
 
 }  // namespace
@@ -40,32 +72,21 @@ void bind_mask(py::module_& m) {
     m.def(
         "legal_actions",
         [](fort::State& s) {
-            const std::vector<int> legal = legal_of(s);
-            py::array_t<int32_t> out(static_cast<py::ssize_t>(legal.size()));
-            std::copy(legal.begin(), legal.end(), out.mutable_data());
+            const std::vector<int>& legal = legal_of(s);
+            py::array out = fort_bind::new_array<int32_t>(static_cast<py::ssize_t>(legal.size()));
+            std::copy(legal.begin(), legal.end(), static_cast<int32_t*>(out.mutable_data()));
             return out;
         },
         py::arg("state"),
-        "search.legal_actions: the legal actions, int32 array ascending (empty when terminal).");
+        "search.legal_actions: the legal actions, int32 array ascending (empty when terminal). "
+        "Cached per position in the state (search.h cached_legal_actions).");
     m.def(
-        "legal_mask",
-        [](fort::State& s, const py::object& obj) {
-            const int n = s.game->num_actions;
-            if (!py::isinstance<py::array_t<bool>>(obj) ||
-                py::reinterpret_borrow<py::array>(obj).ndim() != 1 ||
-                py::reinterpret_borrow<py::array>(obj).shape(0) != n)
-                throw py::value_error("out must be a 1-d numpy bool array of length " +
-                                      std::to_string(n) + " (num_distinct_actions), got " +
-                                      py::repr(obj).cast<std::string>().substr(0, 80));
-            auto out = py::reinterpret_borrow<py::array>(obj);
-            if (!(out.flags() & py::array::c_style) || !out.writeable())
-                throw py::value_error("out must be C-contiguous and writeable");
-            auto* data = static_cast<bool*>(out.mutable_data());
-            std::memset(data, 0, static_cast<std::size_t>(n));
-            for (int a : legal_of(s)) data[a] = true;
-        },
-        py::arg("state"), py::arg("out"),
-        "FortState.legal_actions_mask into `out` (bool, shape (num_distinct_actions,)).");
+        "legal_list", [](fort::State& s) { return as_list(legal_of(s)); }, py::arg("state"),
+        "FortState.legal_actions: the legal actions as a list of ints, ascending (empty when "
+        "terminal); the cached list of legal_actions.");
+    m.def("legal_mask", &mask_into, py::arg("state"), py::arg("out") = py::none(),
+          "FortState.legal_actions_mask: bool, shape (num_distinct_actions,), into `out` if "
+          "given (checked: ValueError), else into a new array; returns the array written.");
     m.def(
         "is_legal",
         [](fort::State& s, py::handle action) {
@@ -77,9 +98,9 @@ void bind_mask(py::module_& m) {
             if (!as_int) throw py::error_already_set();
             const long long a = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
             if (a == -1 && PyErr_Occurred()) throw py::error_already_set();
-            fort::check_search_indices(s);
-            if (overflow != 0 || a < 0 || a >= s.game->num_actions || terminal(s)) return false;
-            return fort::is_legal(s, static_cast<int>(a));
+            legal_of(s);  // checks the state first, whatever the action
+            if (overflow != 0 || a < 0 || a >= s.game->num_actions) return false;
+            return fort::is_legal(s, static_cast<int>(a));  // false once the game is over
         },
         py::arg("state"), py::arg("action"),
         "Whether `action` (an int) is legal now (out of range: False).");

@@ -13,6 +13,7 @@
 #include "fort/flow.h"
 #include "fort/game.h"
 #include "fort/handlers.h"
+#include "fort/search.h"
 #include "fort/state.h"
 
 namespace py = pybind11;
@@ -38,6 +39,11 @@ std::vector<T> take_shaped(fort_bind::GameKwargs& tables, const char* name,
                                   std::to_string(shape[i]));
     return v;
 }
+
+// _core.apply_action's results (fort_env.cpp_backend reads them by these values)
+constexpr int APPLY_DONE = 0;
+constexpr int APPLY_NOT_LEGAL = 1;
+constexpr int APPLY_OUT_OF_RANGE = 2;
 
 }  // namespace
 
@@ -92,6 +98,31 @@ outside [0, num_actions) or a game that is over, ValueError for an action of a r
 pending decision does not offer or a state with a field the rules index by out of range (a
 seat, card, suit, program row); the state is then unchanged. TypeError for a non-int. An
 action of the right range that the rules do not allow gives what the Python engine gives.)doc");
+
+    m.def(
+        "apply_action",
+        [](fort::State& state, const py::handle& action) {
+            // FortState.apply_action (the caller turned the action into an int with
+            // inputs.as_action and raises IllegalActionError on 1 or 2)
+            if (PyBool_Check(action.ptr()) || !PyLong_Check(action.ptr()))
+                throw py::type_error("action must be an int, got " +
+                                     py::repr(action).cast<std::string>());
+            int64_t a = -1;
+            if (!fort_bind::as_i64(action.ptr(), &a) || a < 0 || a >= state.game->num_actions)
+                return APPLY_OUT_OF_RANGE;
+            // the cached legal actions: the state was checked when they were computed
+            if (!fort::is_legal(state, static_cast<int>(a))) return APPLY_NOT_LEGAL;
+            fort::apply(state, static_cast<int>(a));
+            fort::check_end(state);  // the flag is public as soon as a trigger happens (p.10)
+            state.legal_cache.valid = false;  // spares the next call a comparison
+            return APPLY_DONE;
+        },
+        py::arg("state"), py::arg("action"),
+        R"doc(FortState.apply_action on the C++ state: returns 0 when `action` (an int) was legal
+and is applied (then check_end), 1 when it is not legal now (or the game is over), 2 when it
+is outside [0, num_actions); the state changes only on 0. The legality test uses the
+state's cached legal actions (search.h cached_legal_actions). TypeError for a non-int,
+ValueError for a state with a field out of range (search.h check_search_indices).)doc");
 
     m.def(
         "check_end", [](fort::State& state) { fort::check_end(state); }, py::arg("state"),

@@ -227,6 +227,19 @@ dtype/ndim or out of range (the message names the table).)doc")
                     "Raises ValueError naming a missing, unknown or ill-typed/shaped array.");
 
     m.def(
+        "is_terminal", [](const fort::State& s) { return s.ctx[fort::C_STAGE] == fort::ST_OVER; },
+        py::arg("state"), "FortState.is_terminal: whether the game is over (p.10).");
+    m.def(
+        "current_player",
+        [](const fort::State& s) {
+            return s.ctx[fort::C_STAGE] == fort::ST_OVER ? fort::TERMINAL_PLAYER
+                                                         : s.ctx[fort::C_ACTOR];
+        },
+        py::arg("state"),
+        "FortState.current_player: the seat to act, or TERMINAL_PLAYER (-4) once the game is "
+        "over.");
+
+    m.def(
         "deal",
         [](std::shared_ptr<fort::Game> game, const py::object& seed,
            const py::object& first_player) {

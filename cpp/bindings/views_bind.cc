@@ -116,11 +116,17 @@ void bind_views(py::module_& m) {
         [](const fort::State& s, const py::handle& seat, const py::handle& out) {
             const fort::Game& g = *s.game;
             const int p = check_seat(seat, g.num_players, "seat");
-            float* buf = check_out(out, g.obs_offset[fort::NUM_OBS_SLICES]);
+            const int64_t size = g.obs_offset[fort::NUM_OBS_SLICES];
+            py::array result = out.is_none() ? fort_bind::new_array<float>(size)
+                                             : py::reinterpret_borrow<py::array>(out);
+            float* buf = out.is_none() ? static_cast<float*>(result.mutable_data())
+                                       : check_out(out, size);
             fort::observation_tensor(s, p, buf);
+            return result;
         },
-        py::arg("state"), py::arg("seat"), py::arg("out"),
-        R"doc(Write seat's observation (fort_env.observation.observation_tensor) into out.
+        py::arg("state"), py::arg("seat"), py::arg("out") = py::none(),
+        R"doc(Seat's observation (fort_env.observation.observation_tensor), written into `out`
+if given, else into a new array; returns the array written.
 
 out: a writeable C-contiguous float32 numpy array of shape (observation_size(game),), every
 entry overwritten. Raises ValueError for a seat outside [0, num_players) or another buffer,

@@ -327,12 +327,27 @@ void check_search_indices(const State& state) {
     need(!reads_row || x[C_PC] < x[C_PROGRAM_LENGTH], "ctx.pc");
 }
 
-// search.legal_actions (computed on each call: the State keeps no cache)
+// search.legal_actions (computed on each call; cached_legal_actions keeps it per position)
 std::vector<int> legal_actions(State& state) { return compute_legal(state); }
+
+// FortState.legal_actions with search.legal_cache's role (the cache: state.h LegalCache)
+const std::vector<int>& cached_legal_actions(State& state) {
+    LegalCache& cache = state.legal_cache;
+    if (cache.valid && same_bytes(state, cache.position)) return cache.legal;
+    cache.valid = false;
+    check_search_indices(state);  // the arrays are writable from Python
+    if (state.ctx[C_STAGE] == ST_OVER)
+        cache.legal.clear();  // FortState.legal_actions: none once the game is over
+    else
+        cache.legal = compute_legal(state);  // leaves the state as it was
+    state_bytes(state, cache.position);
+    cache.valid = true;
+    return cache.legal;
+}
 
 // search.legal_set: membership
 bool is_legal(State& state, int a) {
-    const std::vector<int> legal = legal_actions(state);
+    const std::vector<int>& legal = cached_legal_actions(state);
     return std::binary_search(legal.begin(), legal.end(), a);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fort/constants.h"
@@ -127,10 +128,54 @@ void test_deal_properties() {
     check(fort::new_state(g, 5, 2).ctx[fort::C_LEADER] == 2, "given first player leads");
 }
 
+// state_bytes / same_bytes, which the legal-action cache (LegalCache) trusts: one changed
+// byte in any array or ctx makes the position differ; a copy of a State starts with an empty
+// cache.
+void test_state_bytes() {
+    fort::State s = fort::new_state(small_game(3, false, 30), 5, -1);
+    std::vector<uint8_t> bytes;
+    fort::state_bytes(s, bytes);
+    check(fort::same_bytes(s, bytes), "state_bytes: a state equals its own bytes");
+    const auto flip = [&](auto& v, const char* name) {
+        if (v.empty()) return;
+        const std::size_t i = v.size() - 1;  // the last entry: a key cut short would miss it
+        v[i] = static_cast<std::decay_t<decltype(v[i])>>(v[i] + 1);
+        check(!fort::same_bytes(s, bytes), std::string("same_bytes sees a write to ") + name);
+        v[i] = static_cast<std::decay_t<decltype(v[i])>>(v[i] - 1);
+        check(fort::same_bytes(s, bytes), std::string("same_bytes after undoing ") + name);
+    };
+    flip(s.zone, "zone");
+    flip(s.owner, "owner");
+    flip(s.pos, "pos");
+    flip(s.mark, "mark");
+    flip(s.coin_as, "coin_as");
+    flip(s.players, "players");
+    flip(s.rule_loc, "rule_loc");
+    flip(s.perk_loc, "perk_loc");
+    flip(s.play_suits, "play_suits");
+    flip(s.prog, "prog");
+    flip(s.done, "done");
+    flip(s.ctx, "ctx");
+    std::vector<uint8_t> shorter(bytes.begin(), bytes.end() - 1);
+    check(!fort::same_bytes(s, shorter), "same_bytes: bytes of another length differ");
+
+    s.legal_cache.valid = true;
+    s.legal_cache.legal = {1, 2, 3};
+    s.legal_cache.position = bytes;
+    const fort::State copy = s;
+    check(!copy.legal_cache.valid && copy.legal_cache.legal.empty(),
+          "a copied State starts with an empty legal-action cache");
+    fort::State assigned = fort::new_state(small_game(3, false, 30), 6, -1);
+    assigned.legal_cache.valid = true;
+    assigned = s;
+    check(!assigned.legal_cache.valid, "copy-assignment leaves the legal-action cache invalid");
+}
+
 }  // namespace
 
 int main() {
     test_rng_vectors();
     test_deal_properties();
+    test_state_bytes();
     return fort_test::report();
 }

@@ -79,12 +79,20 @@ struct SearchTables {
 void check_search_indices(const State& state);
 
 // search.legal_actions / compute_legal: raw-legal actions minus those after which the play
-// cannot be completed, ascending.
+// cannot be completed, ascending. Computed on each call (no cache: a playout that asks once
+// per position would only pay for storing it); see cached_legal_actions.
 std::vector<int> legal_actions(State& state);
 std::vector<int> compute_legal(State& state);
 
-// `a in search.legal_set(state)` (Python keeps a set for the test; here a binary search of
-// the ascending legal actions).
+// FortState.legal_actions through the state's cache (state.h LegalCache), what the bindings
+// call: check_search_indices and compute_legal when the position is new (empty once the game
+// is over), else the list computed for this position before, found by comparing every byte of
+// the arrays and ctx (so a write from Python through a view, or any mutation in C++, is seen).
+// Throws as check_search_indices. The reference stays valid until the next call on `state`.
+const std::vector<int>& cached_legal_actions(State& state);
+
+// `a in search.legal_set(state)` through cached_legal_actions (a binary search of the
+// ascending list; false once the game is over). Throws as check_search_indices.
 bool is_legal(State& state, int a);
 
 // base.SEARCHED_STAGES: the stages inside a play whose choices must keep the play

@@ -13,6 +13,31 @@
 
 namespace fort {
 
+// The legal actions of one position, kept by the State they were computed on
+// (search.h cached_legal_actions), with the bytes of that position: they are reused only while
+// every array and ctx still equal those bytes. Python writes into a State's arrays through
+// zero-copy numpy views that C++ cannot see, so a flag alone could not say the position is
+// unchanged; a byte comparison (~2 KB, tens of ns) can, whoever wrote.
+//
+// A copy of a State starts with an empty cache: the search copies States all the time
+// (ScratchState) and never reads their caches, and a clone from Python is usually played on
+// at once (the cache would be stale after its first action anyway).
+struct LegalCache {
+    bool valid = false;
+    std::vector<uint8_t> position;  // state_bytes() of the position `legal` belongs to
+    std::vector<int> legal;         // ascending; empty once the game is over
+
+    LegalCache() = default;
+    LegalCache(const LegalCache& /*other*/) {}
+    LegalCache& operator=(const LegalCache& /*other*/) {
+        valid = false;
+        return *this;
+    }
+    LegalCache(LegalCache&&) noexcept = default;
+    LegalCache& operator=(LegalCache&&) noexcept = default;
+    ~LegalCache() = default;
+};
+
 struct State {
     std::shared_ptr<const Game> game;  // the facts, shared by every state of the game
     int num_cards = 0;
@@ -29,12 +54,20 @@ struct State {
     std::vector<int16_t> prog;       // (MAX_STEPS, PROG_COLUMNS) row-major
     std::vector<int8_t> done;        // (MAX_STEPS,)
     std::array<int64_t, NUM_CTX> ctx{};
+    LegalCache legal_cache;          // not part of the position (see LegalCache)
 
     int16_t& player(int seat, int64_t field) { return players[seat * NUM_PLAYER_FIELDS + field]; }
     int16_t player(int seat, int64_t field) const {
         return players[seat * NUM_PLAYER_FIELDS + field];
     }
 };
+
+// Every array of the state (state_arrays.ARRAYS' order) and ctx, as bytes, into `out`
+// (resized; its storage reused).
+void state_bytes(const State& s, std::vector<uint8_t>& out);
+
+// Whether the state's arrays and ctx equal `bytes` (as state_bytes wrote them), byte for byte.
+bool same_bytes(const State& s, const std::vector<uint8_t>& bytes);
 
 // StateArrays.empty: zeros, owner and coin_as -1, ctx at its defaults; holds `game`, which
 // must be validate()d and not null.
