@@ -213,20 +213,27 @@ def test_the_state_passed_in_is_not_changed() -> None:
 def test_the_gil_is_released_during_a_batch() -> None:
     """A Python thread keeps running while a long batch runs in another thread."""
     state = cpp_game(2, "basic").new_initial_state(0)
-    window: list[float] = []
-    ticks: list[float] = []
+    # A batch long enough to tell (>= 50 ms): doubled until it is, as the speed varies with the
+    # build and the machine's load.
+    n = 150
+    while True:
+        window: list[float] = []
+        ticks: list[float] = []
 
-    def batch() -> None:
-        window.append(time.perf_counter())
-        P.playout_batch(state, 150, seed=0)
-        window.append(time.perf_counter())
+        def batch(count: int = n, out: list[float] = window) -> None:
+            out.append(time.perf_counter())
+            P.playout_batch(state, count, seed=0)
+            out.append(time.perf_counter())
 
-    worker = threading.Thread(target=batch)
-    worker.start()
-    while worker.is_alive():
-        ticks.append(time.perf_counter())
-        time.sleep(0.001)
-    worker.join()
+        worker = threading.Thread(target=batch)
+        worker.start()
+        while worker.is_alive():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+        worker.join()
+        if window[1] - window[0] > 0.05 or n >= 10_000:
+            break
+        n *= 2
     inside = [t for t in ticks if window[0] < t < window[1]]
     assert window[1] - window[0] > 0.05, "the batch was too short to tell"
     assert len(inside) >= 10, (len(inside), window[1] - window[0])
