@@ -719,3 +719,152 @@ def test_add_for_a_then_chain_whose_second_step_cannot_be_done():
     act(s, "add Kitty", "stop adding")
     assert resources(s)["stuff_toys"] == 3  # 2 (the card's own glues) + 1 (Kitty)
     assert resources(s)["pack_pizza"] == 1  # the Pack (capacity 1 at Level 0) stays full
+
+
+# R7 decided (docs/rules.md R7): the repetition an added card brings to the action used partially
+# is judged after the earlier ones have run, in the play's order, with the first action's
+# choices searched; a coin on an added card is "one suit of your choice" (README fact 1); and an
+# add may rely on cards added after it. Each test below failed under the engine before this
+# ruling (the Einstein test at Level 2 guards the "first repetition the card brings" instead).
+
+
+def test_partial_extra_repetition_is_judged_after_the_earlier_ones():
+    """Ghost: public "gather(any) x crown" used partially after the private "trash_rival", a
+    Stuff of 4 pizza and 3 toys: Ghost's own crown gathers the one toy there is room for, so a
+    second crown (Blades, its coin as crown) changes nothing (p.7) and may not be added. With
+    room for two toys it may, and its coin must then be a crown."""
+    s = position(["Ghost", "Blades", "Kitty"], stuff={0: (4, 3)}, yard={1: ["Bug"]})
+    act(s, "play Ghost", "use private (fully), then public")
+    assert legal(s) == ["stop adding"]
+    s = position(["Ghost", "Blades", "Kitty"], stuff={0: (4, 2)}, yard={1: ["Bug"]})
+    act(s, "play Ghost", "use private (fully), then public")
+    assert legal(s) == ["add Blades [coin]", "stop adding"]
+    act(s, "add Blades")
+    assert legal(s) == ["suit crown"]
+    act(s, "suit crown", "stop adding", "trash rival's Bug", "choose toys")
+    assert resources(s)["stuff_toys"] == 4
+
+
+def test_partial_extra_repetition_is_judged_with_the_first_actions_choices():
+    """Rusty: private "pack" used fully first, then public "gather(any) x shovel" partially.
+    Stuff 4 pizza, 4 toys: whatever is packed leaves room for one resource, which Rusty's own
+    shovel gathers, so Bug's shovel changes nothing. Stuff 4 pizza, 3 toys: packing a toy
+    leaves room for two toys, so Bug may be added (that choice is the player's, p.7)."""
+    s = position(["Rusty", "Bug"], stuff={0: (4, 4)})
+    act(s, "play Rusty", "use private (fully), then public")
+    assert legal(s) == ["stop adding"]
+    s = position(["Rusty", "Bug"], stuff={0: (4, 3)})
+    act(s, "play Rusty", "use private (fully), then public")
+    assert legal(s) == ["add Bug [shovel]", "stop adding"]
+
+
+def test_partial_convert_extra_repetition():
+    """Wart: public "convert x shovel" used partially after the private "trash". Stuff 4 pizza,
+    4 toys, one toy in the Pack: Wart converts it once; an added Bud (coin as shovel) would
+    convert nothing more (p.7), so it may not be added. With two toys in the Pack it may."""
+    s = position(["Wart", "Bud", "Kitty"], stuff={0: (4, 4)}, pack={0: (0, 1)})
+    act(s, "play Wart", "use private (fully), then public")
+    assert legal(s) == ["stop adding"]
+    s = position(["Wart", "Bud", "Kitty"], stuff={0: (4, 4)}, pack={0: (0, 2)}, level={0: 1})
+    act(s, "play Wart", "use private (fully), then public")
+    assert legal(s) == ["add Bud [coin]", "stop adding"]
+    act(s, "add Bud")
+    assert legal(s) == ["suit shovel"]
+
+
+def test_partial_convert_extra_repetition_goes_one_way():
+    """Wart with a Stuff of 3 pizza and 3 toys: one conversion either way fills a side, and
+    every conversion of one action goes the same way (README fact 2), so a second shovel
+    (Bud) converts nothing more and may not be added."""
+    s = position(["Wart", "Bud", "Kitty"], stuff={0: (3, 3)})
+    act(s, "play Wart", "use private (fully), then public")
+    assert legal(s) == ["stop adding"]
+
+
+ALL_SUITS = ["book", "coin", "crown", "glue", "shovel", "skateboard", "squirtgun"]
+
+
+def test_an_added_coin_and_crown_card_may_declare_any_suit():
+    """Tiny: public "gather(toys) x crown" used fully, room for 3 toys. An added Puddin (coin
+    and crown) changes the outcome by its crown, so its coin is "one suit of your choice"
+    (README fact 1), any of the seven: as a crown it gathers a third toy, as a book nothing
+    more."""
+    s = position(["Tiny", "Puddin"], stuff={0: (0, 1)})
+    act(s, "play Tiny", "use public (fully)", "add Puddin")
+    assert legal(s) == [f"suit {x}" for x in ALL_SUITS]
+    act(s, "suit book", "stop adding")
+    assert resources(s)["stuff_toys"] == 3
+
+
+def test_an_added_coin_and_crown_card_declares_a_suit_that_fits():
+    """Tiny with room for 2 toys: Puddin's crown makes two gathers, which fit; its coin as a
+    crown would make three, which do not, so it may be any other suit, and Puddin may be
+    added (before, only a crown was offered, so Puddin could not be added at all)."""
+    s = position(["Tiny", "Puddin"], stuff={0: (0, 2)})
+    act(s, "play Tiny", "use public (fully)")
+    assert legal(s) == ["add Puddin [coin/crown]", "stop adding"]
+    act(s, "add Puddin")
+    assert legal(s) == [f"suit {x}" for x in ALL_SUITS if x != "crown"]
+    act(s, "suit glue", "stop adding")
+    assert resources(s)["stuff_toys"] == 4
+
+
+def test_an_add_for_the_partial_action_may_rely_on_a_later_add():
+    """Puddin played, its coin a book: public "gather(any) x any_suit" (skateboard) used
+    partially, private "score x coin" used fully, which counts no coin yet. Ant's skateboard
+    changes the public action in the play where Bud is added too, its coin a coin, so Ant may
+    be added first (the order of adding is free); then only Bud, as a coin, completes it."""
+    s = position(["Puddin", "Ant", "Bud"])
+    act(s, "play Puddin", "suit book", "use public, then private (fully)", "suit skateboard")
+    assert legal(s) == ["add Ant [skateboard]", "add Bud [coin]"]
+    act(s, "add Ant")
+    assert legal(s) == ["add Bud [coin]"]
+    act(s, "add Bud")
+    assert legal(s) == ["suit coin"]
+    act(s, "suit coin", "stop adding", "choose pizza")
+    assert resources(s)["stuff_pizza"] == 1
+    assert player(s, 0)["score"] == 1
+
+
+def test_an_added_coin_for_the_partial_action_may_rely_on_a_later_add():
+    """The same hand, public "gather(any) x skateboard" used fully (it needs Ant), private
+    "score x coin" partially: Bud's coin may be a coin, for the private action, in the play
+    where Ant is added after it; then Ant must be added."""
+    s = position(["Puddin", "Ant", "Bud"])
+    act(s, "play Puddin", "suit book", "use public (fully), then private", "suit skateboard")
+    act(s, "add Bud")
+    assert legal(s) == ["suit coin", "suit skateboard"]
+    act(s, "suit coin")
+    assert legal(s) == ["add Ant [skateboard]"]
+
+
+def test_a_card_showing_a_suit_twice_changes_the_outcome_by_its_first_repetition():
+    """Einstein: public "pack x book" used partially after the private "score x pack_size".
+    Noodle Twins (two books) brings two repetitions; at Level 2 (Pack of 3, 1 in it) the first
+    of them still packs, so it may be added; at Level 1 Einstein's own book fills the Pack,
+    and neither does anything."""
+    s = position(["Einstein", "Noodle Twins"], stuff={0: (2, 0)}, pack={0: (1, 0)}, level={0: 2})
+    act(s, "play Einstein", "use private (fully), then public")
+    assert legal(s) == ["add Noodle Twins [book/book]", "stop adding"]
+    s = position(["Einstein", "Noodle Twins"], stuff={0: (2, 0)}, pack={0: (1, 0)}, level={0: 1})
+    act(s, "play Einstein", "use private (fully), then public")
+    assert legal(s) == ["stop adding"]
+
+
+def test_adds_for_the_partial_action_may_rely_on_each_other():
+    """Dot at Level 2 with an empty Stuff: private "gather(pizza) x glue" used partially first,
+    then public "advance(-1)" used fully, which costs 3 resources here (R25). Dot's glue
+    gathers 1 pizza; Kitty's glue changes the outcome (a second pizza) in the play where Tink's
+    glue is added too and the advance can be paid, and so does Tink's: either may be added
+    first, and the mode is allowed (before, neither add was, so neither was the mode)."""
+    s = position(["Dot", "Kitty", "Tink"], level={0: 2})
+    act(s, "play Dot")
+    assert can(s, "use private, then public (fully)")
+    act(s, "use private, then public (fully)")
+    assert legal(s) == ["add Kitty [glue]", "add Tink [glue]"]
+    act(s, "add Kitty")
+    assert legal(s) == ["add Tink [glue]"]
+    act(s, "add Tink", "stop adding")
+    assert resources(s)["stuff_pizza"] == 3
+    act(s, "pay pizza from Stuff", "pay pizza from Stuff", "pay pizza from Stuff")
+    assert player(s, 0)["fort_level"] == 3

@@ -82,9 +82,10 @@ std::vector<int> raw_legal(State& state) {
             break;
         }
         case K_ADD_COIN: {
+            // an added card's coin is "one suit of your choice" (p.7; README fact 1): any suit
+            // with which one of the card's suits changes the outcome (R7)
             const int cid = static_cast<int>(state.ctx[C_PENDING_COIN]);
-            for (int s : useful_suits(state))
-                if (changes_outcome_with(state, cid, s)) out.push_back(off(g, R_SUIT) + s);
+            for (int s : coin_suits(state, cid)) out.push_back(off(g, R_SUIT) + s);
             break;
         }
         case K_RESOURCE: {  // p.12
@@ -242,66 +243,160 @@ std::vector<int> useful_suits(const State& state) {
     return out;
 }
 
+// legality.fully_counted: suits counted by the action used fully, in first-seen order
+std::vector<int> fully_counted(const State& state) {
+    const Game& g = *state.game;
+    const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
+    const int full_side = static_cast<int>(MODE_PLAN[state.ctx[C_MODE]][2]);
+    const int any_suit =
+        static_cast<int>(state.ctx[full_side == PUBLIC ? C_ANY_SUIT_PUBLIC : C_ANY_SUIT_PRIVATE]);
+    std::vector<int> out;
+    for_each_mult(g, played, full_side, [&](int mult, int arg) {
+        const int s = mult == MULT_SUIT ? arg : mult == MULT_ANY_SUIT ? any_suit : -1;
+        if (s >= 0 && !contains(out, s)) out.push_back(s);
+    });
+    return out;
+}
+
 // legality.addable (p.6-7: an added card must change the outcome)
 std::vector<int> addable(State& state) {
     const Game& g = *state.game;
     const int leader = static_cast<int>(state.ctx[C_LEADER]);
     const auto useful = useful_suits(state);
-    // changes_outcome per useful suit, computed when first needed (the verdicts are pure
-    // functions of the state, so the order only changes what the memo holds)
-    std::array<int8_t, NUM_SUITS> ok_suit;
-    ok_suit.fill(-1);
-    auto ok = [&](int s) {
-        if (ok_suit[s] < 0) ok_suit[s] = changes_outcome(state, s) ? 1 : 0;
-        return ok_suit[s] == 1;
+    const auto full = fully_counted(state);
+    const int64_t probing = state.ctx[C_BOTH_FULL];
+    // in a probe whose other action runs second, used as far as it goes, only cards that
+    // raise the count of the action used fully are tried (Python: only_raising)
+    const auto& plan = MODE_PLAN[state.ctx[C_MODE]];
+    const bool only_raising = probing >= BOTH_FULL_TAIL && plan[2] == plan[0];
+    struct Verdict {
+        int64_t zone;
+        int suit_list;
+        bool ok;
     };
+    std::vector<Verdict> verdicts;  // cards alike (search.equivalence_key) share one
     std::vector<int> out;
     for (int c = 0; c < state.num_cards; ++c) {
         if (state.owner[c] != leader) continue;
         if (!(state.zone[c] == Z_HAND || (state.zone[c] == Z_LOOKOUT && state.mark[c] == 0)))
             continue;
         const int s0 = g.suit_lists[2 * c], s1 = g.suit_lists[2 * c + 1];
-        const bool coin = s0 == COIN || s1 == COIN;
-        for (int s : useful) {
-            if ((coin || s0 == s || s1 == s) && ok(s)) {
-                out.push_back(c);
-                break;
-            }
+        bool serves = false;  // some suit of it serves a purpose (p.7)
+        for (int s : {s0, s1})
+            serves = serves || (s >= 0 && (s == COIN || contains(useful, s)));
+        if (!serves) continue;
+        // a suit counted by the action used fully changes its count (a coin: declared so)
+        bool raises_full = false;
+        for (int s : {s0, s1})
+            raises_full = raises_full || (s >= 0 && s != COIN && contains(full, s)) ||
+                          (s == COIN && !full.empty());
+        if (probing != 0) {
+            if (raises_full || !only_raising) out.push_back(c);
+            continue;
         }
+        if (!raises_full) {
+            const int id = g.search_tables.suit_list_id(c);
+            const auto it = std::find_if(verdicts.begin(), verdicts.end(), [&](const Verdict& v) {
+                return v.zone == state.zone[c] && v.suit_list == id;
+            });
+            bool ok;
+            if (it != verdicts.end()) {
+                ok = it->ok;
+            } else {
+                ScratchState clone;  // state.clone()
+                State& child = clone.copy_of(state);
+                apply(child, off(g, R_ADD_CARD) + c);
+                ok = child.ctx[C_DECISION] == K_ADD_COIN ? !coin_suits(child, c).empty()
+                                                         : changes_outcome(child, c);
+                verdicts.push_back({state.zone[c], id, ok});
+            }
+            if (!ok) continue;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
+// legality.coin_suits (README fact 1; docs/rules.md R7)
+std::vector<int> coin_suits(State& state, int card) {
+    std::vector<int> out;
+    if (state.ctx[C_BOTH_FULL] != 0) {
+        for (int s = 0; s < NUM_SUITS; ++s) out.push_back(s);
+        return out;
+    }
+    const auto useful = useful_suits(state);
+    int uncounted = -1;  // the one verdict of the suits no used action counts: -1 not known
+    for (int s = 0; s < NUM_SUITS; ++s) {
+        bool ok;
+        if (contains(useful, s)) {
+            ok = changes_outcome_with(state, card, s);
+        } else {
+            if (uncounted < 0) uncounted = changes_outcome_with(state, card, s) ? 1 : 0;
+            ok = uncounted == 1;
+        }
+        if (ok) out.push_back(s);
     }
     return out;
 }
 
 // legality.changes_outcome_with
-bool changes_outcome_with(State& state, int /*card*/, int suit) { return changes_outcome(state, suit); }
+bool changes_outcome_with(State& state, int card, int suit) {
+    const Game& g = *state.game;
+    const auto full = fully_counted(state);
+    const int s0 = g.suit_lists[2 * card], s1 = g.suit_lists[2 * card + 1];
+    if (contains(full, suit) || (s0 >= 0 && s0 != COIN && contains(full, s0)) ||
+        (s1 >= 0 && s1 != COIN && contains(full, s1)))
+        return true;  // it raises the count of the action used fully (as changes_outcome)
+    const auto useful = useful_suits(state);
+    if (!contains(useful, suit) && !(s0 >= 0 && s0 != COIN && contains(useful, s0)) &&
+        !(s1 >= 0 && s1 != COIN && contains(useful, s1)))
+        return false;  // no used action counts any of its suits (as changes_outcome)
+    ScratchState clone;  // state.clone()
+    State& child = clone.copy_of(state);
+    apply(child, off(*state.game, R_SUIT) + suit);
+    return changes_outcome(child, card);
+}
 
 // legality.changes_outcome (p.7; docs/rules.md R7)
-bool changes_outcome(State& state, int suit) {
+bool changes_outcome(State& state, int card) {
     const Game& g = *state.game;
     const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
     const int full_side = static_cast<int>(MODE_PLAN[state.ctx[C_MODE]][2]);
+    // the card's suits, its coin as declared
+    std::vector<int> suits;
+    for (int k = 0; k < 2; ++k) {
+        const int s = g.suit_lists[2 * card + k];
+        if (s >= 0) suits.push_back(s == COIN ? static_cast<int>(state.coin_as[card]) : s);
+    }
+    int partial_effect = -1, partial_suit = -1;
     const auto sides = used_sides(state);
     for (int k = 0; k < static_cast<int>(sides.size()); ++k) {
         const int side = static_cast<int>(sides[k]);
         const int any_suit =
             static_cast<int>(state.ctx[side == PUBLIC ? C_ANY_SUIT_PUBLIC : C_ANY_SUIT_PRIVATE]);
-        bool counts = false;
-        for_each_mult(g, played, side, [&](int mult, int arg) {
-            counts = counts || (mult == MULT_SUIT && arg == suit) ||
-                     (mult == MULT_ANY_SUIT && any_suit == suit);
-        });
-        if (!counts) continue;
+        int counted = -1;  // the first suit of the card this side counts
+        for (int s : suits) {
+            if (counted >= 0) break;
+            for_each_mult(g, played, side, [&](int mult, int arg) {
+                if ((mult == MULT_SUIT && arg == s) || (mult == MULT_ANY_SUIT && any_suit == s))
+                    counted = s;
+            });
+        }
+        if (counted < 0) continue;
         if (side == full_side) return true;
-        ScratchState clone;  // state.clone()
-        State& probe = clone.copy_of(state);
-        probe.play_suits[suit] = static_cast<int16_t>(probe.play_suits[suit] + 1);
-        const int effect = g.card_effects[2 * played + side];
-        probe.ctx[C_BOTH_FULL] = effect >= 0 && repeats_plain_body(g, effect) ? BOTH_FULL_TAIL : 1;
-        const int64_t goal = probe.ctx[C_SERIAL];
-        start_action(probe, 0);
-        if (search(probe, goal)) return true;
+        partial_effect = g.card_effects[2 * played + side];
+        partial_suit = counted;
     }
-    return false;
+    if (partial_suit < 0) return false;
+    if (partial_effect >= 0 && repeats_plain_body(g, partial_effect)) {
+        // its one multiplier counts partial_suit; the card's repetitions come last
+        const auto mine = std::count(suits.begin(), suits.end(), partial_suit);
+        const int64_t first = state.play_suits[partial_suit] - mine;
+        state.ctx[C_BOTH_FULL] = BOTH_FULL_TAIL + first;
+    } else {
+        state.ctx[C_BOTH_FULL] = 1;
+    }
+    return search(state, state.ctx[C_SERIAL]);  // the probe runs on the copy it was given
 }
 
 }  // namespace fort

@@ -237,9 +237,10 @@ void step_done(State& state) {
 void program_done(State& state) {
     const int64_t stage = state.ctx[C_STAGE];
     if (stage == ST_ACTION) {
-        const bool tail = state.ctx[C_BOTH_FULL] == BOTH_FULL_TAIL && !state.ctx[C_PROGRAM_FULL];
-        if (tail && !last_repetition_used(state)) {  // legality.changes_outcome's probe
-            state.ctx[C_PROGRAM_FAILED] = 1;
+        const int64_t both_full = state.ctx[C_BOTH_FULL];
+        const bool tail = both_full >= BOTH_FULL_TAIL && !state.ctx[C_PROGRAM_FULL];
+        if (tail && !repetition_used(state, static_cast<int>(both_full - BOTH_FULL_TAIL))) {
+            state.ctx[C_PROGRAM_FAILED] = 1;  // legality.changes_outcome's probe: no change
             return;
         }
         if (state.ctx[C_PROGRAM_SIDE] == PUBLIC)
@@ -255,19 +256,21 @@ void program_done(State& state) {
     }
 }
 
-// program.last_repetition_used: the running action is one plain body repeated
-// (base.repeats_plain_body), so its last repetition is the program's last len(body) steps.
-bool last_repetition_used(const State& state) {
+// program.repetition_used: the running action is one plain body repeated
+// (base.repeats_plain_body), so its repetition k is the steps from k * len(body) on; some step
+// of repetition `first` or a later one was carried out (in a probe: repetition `first` was).
+bool repetition_used(const State& state, int first) {
     const Game& game = *state.game;
     const auto played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
     if (played < 0 || played >= game.num_cards)
-        throw std::logic_error("last_repetition_used without a played card");
+        throw std::logic_error("repetition_used without a played card");
     const int32_t effect = game.effect(played, static_cast<int>(state.ctx[C_PROGRAM_SIDE]));
     if (!repeats_plain_body(game, effect))
-        throw std::logic_error("last_repetition_used: not one plain body repeated");
+        throw std::logic_error("repetition_used: not one plain body repeated");
     const int body = game.node_atoms[game.nodes[effect].a];
     const auto end = static_cast<int>(state.ctx[C_PROGRAM_LENGTH]);
-    return std::any_of(state.done.begin() + std::max(0, end - body), state.done.begin() + end,
+    const int from = std::min(end, std::max(0, first * body));
+    return std::any_of(state.done.begin() + from, state.done.begin() + end,
                        [](int8_t d) { return d != 0; });
 }
 

@@ -33,6 +33,12 @@ namespace {
 
 int start(const Game& g, int range) { return g.action_start[range]; }
 
+// `s` in legality.useful_suits(state)
+bool useful_suit(const State& state, int s) {
+    const auto useful = useful_suits(state);
+    return std::find(useful.begin(), useful.end(), s) != useful.end();
+}
+
 bool in_range(const Game& g, int a, int range) {
     const int s = g.action_start[range];
     return s <= a && a < s + (RANGE_SIZE[range] < 0 ? g.num_cards : RANGE_SIZE[range]);
@@ -406,9 +412,11 @@ std::vector<int> compute_legal(State& state) {
     return out;
 }
 
-// search.constraint_met
+// search.constraint_met (never inside a legality probe: there the second action, used
+// partially, must still reach the repetition an added card brings, R7)
 bool constraint_met(const State& state) {
-    return state.ctx[C_STAGE] == ST_ACTION && state.ctx[C_ACTION_STEP] == 1 &&
+    return state.ctx[C_BOTH_FULL] == 0 && state.ctx[C_STAGE] == ST_ACTION &&
+           state.ctx[C_ACTION_STEP] == 1 &&
            !state.ctx[C_PROGRAM_FULL] &&
            MODE_PLAN[state.ctx[C_MODE]][2] == MODE_PLAN[state.ctx[C_MODE]][0];
 }
@@ -453,6 +461,10 @@ EqKey equivalence_key(const State& state, int a) {
         }
         if (interchangeable_suit(state, i)) return {7, state.play_suits[i], 0, 0};
     }
+    if (range == R_SUIT && kind == K_ADD_COIN && !useful_suit(state, i))
+        // an added coin declared as a suit no used action counts changes no count of the
+        // play: every such suit has the same verdict (R7, docs/rules.md R32)
+        return {6, 0, 0, 0};
     return {0, a, 0, 0};
 }
 

@@ -60,8 +60,9 @@ SEARCHED_STAGES = frozenset(
         ST_PROBE,
     )
 )
-# ctx.both_full inside the legality probes: 1, both actions must be used fully; BOTH_FULL_TAIL,
-# the fully used one fully and the other must reach its last repetition (legality R7)
+# ctx.both_full inside the legality probes (0 outside them): 1, both actions must be used
+# fully; BOTH_FULL_TAIL + k (k >= 0), the fully used one fully and the other must carry out
+# some step of its repetition k (0-based), the first an added card brings (legality R7)
 BOTH_FULL_TAIL = 2
 REWARD_RULE, REWARD_PERK = 1, 2  # ctx.reward: a Fort Level reward waiting to be picked
 NONE, PARTIAL, FULL = 0, 1, 2  # whether a step can be done now (verbs.atom_status)

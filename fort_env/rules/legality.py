@@ -52,7 +52,7 @@ from ..state_arrays import (
     P_PACK_P,
     P_STUFF_P,
 )
-from . import base, flow, program, search, verbs
+from . import base, flow, handlers, program, search, verbs
 from .base import BOTH_FULL_TAIL, NONE, K, repeats_plain_body
 
 if TYPE_CHECKING:
@@ -93,9 +93,10 @@ def raw_legal(state: FortState) -> list[int]:
         out += [L.ADD_CARD + c for c in addable(state)]
         out.append(L.STOP_ADDING)
     elif kind == K.ADD_COIN:
+        # an added card's coin is "one suit of your choice" (p.7; README fact 1): any suit
+        # with which one of the card's suits changes the outcome (R7)
         cid = int(state.ctx[C_PENDING_COIN])
-        useful = useful_suits(state)
-        out += [L.SUIT + s for s in useful if changes_outcome_with(state, cid, s)]
+        out += [L.SUIT + s for s in coin_suits(state, cid)]
     elif kind == K.RESOURCE:
         pc = int(state.ctx[C_PC])
         verb = int(state.prog[pc, 0])
@@ -202,57 +203,146 @@ def useful_suits(state: FortState) -> list[int]:
     return out
 
 
+def fully_counted(state: FortState) -> list[int]:
+    """Suits counted by the action used fully (its "x suit" and any-one-suit)."""
+    full_side = A.MODE_PLAN[int(state.ctx[C_MODE])][2]
+    any_suit = int(state.ctx[C_ANY_PUB if full_side == A.PUBLIC else C_ANY_PRIV])
+    out: list[int] = []
+    for mult, arg in multipliers(state.game.effects[int(state.ctx[C_PLAYED])][full_side]):
+        s = arg if mult == MULT_SUIT else any_suit if mult == MULT_ANY_SUIT else -1
+        if s >= 0 and s not in out:
+            out.append(s)
+    return out
+
+
 def addable(state: FortState) -> list[int]:
-    """Cards that may be added now: from hand or not-yet-added Lookout cards (p.6-7) whose
-    suits change the outcome of a used action."""
+    """Cards that may be added now (p.6-7): from hand, or Lookout cards not yet added, one of
+    whose suits (a coin: declared as some suit) changes the outcome of a used action
+    (``changes_outcome``, judged on the play with the card added).
+
+    Inside a legality probe (``ctx.both_full`` set) every card with a suit a used action
+    counts, or a coin, may be added: the probe asks whether some completion exists in which
+    its own card changes the outcome, and a further card that changes nothing there could
+    be left out of it (it only takes a card out of the hand), so it needs no probe itself.
+    In a probe whose other action runs second, used as far as it goes, only cards that raise
+    the count of the action used fully are tried: one more repetition of the other action
+    changes neither the first action nor the other's earlier repetitions.
+    """
     leader = int(state.ctx[C_LEADER])
     cands = (
         (state.owner == leader)
         & ((state.zone == HAND) | ((state.zone == LOOKOUT) & (state.mark == 0)))
     ).nonzero()[0]
     useful = useful_suits(state)
-    ok_suit = {s: changes_outcome(state, s) for s in useful}
+    full = fully_counted(state)
+    probing = int(state.ctx[C_BOTH_FULL])
+    first, _, full_side = A.MODE_PLAN[int(state.ctx[C_MODE])]
+    only_raising = probing >= BOTH_FULL_TAIL and full_side == first
+    add_card = state.game.layout.ADD_CARD
+    verdicts: dict[tuple[int, tuple[int, ...]], bool] = {}
     out = []
-    for c in cands:
+    for c in cands.tolist():
         suits = state.game.suit_lists[c]
-        if any(ok_suit[s] for s in useful if s in suits or COIN in suits):
-            out.append(int(c))
+        if not any(s == COIN or s in useful for s in suits):
+            continue  # none of its suits serves a purpose (p.7)
+        # a suit counted by the action used fully changes its count (a coin: declared so)
+        raises_full = any(s != COIN and s in full for s in suits) or (COIN in suits and bool(full))
+        if probing:
+            if raises_full or not only_raising:
+                out.append(c)
+            continue
+        if not raises_full:
+            key = (int(state.zone[c]), tuple(suits))  # cards alike (search.equivalence_key)
+            ok = verdicts.get(key)
+            if ok is None:
+                child = state.clone()
+                handlers.apply(child, add_card + c)
+                if child.ctx[C_DECISION] == K.ADD_COIN:
+                    ok = bool(coin_suits(child, c))
+                else:
+                    ok = changes_outcome(child, c)
+                verdicts[key] = ok
+            if not ok:
+                continue
+        out.append(c)
+    return out
+
+
+def coin_suits(state: FortState, card: int) -> list[int]:
+    """The suits ``card``'s coin may be declared as when it is added (ADD_COIN): "one suit of
+    your choice" (README fact 1), such that one of the card's suits then changes the
+    outcome (``changes_outcome_with``; every suit inside a legality probe, see ``addable``).
+    Suits no used action counts share one verdict."""
+    if state.ctx[C_BOTH_FULL]:
+        return list(range(NUM_SUITS))
+    useful = useful_suits(state)
+    verdict: dict[int, bool] = {}
+    out = []
+    for s in range(NUM_SUITS):
+        key = s if s in useful else -1
+        if key not in verdict:
+            verdict[key] = changes_outcome_with(state, card, s)
+        if verdict[key]:
+            out.append(s)
     return out
 
 
 def changes_outcome_with(state: FortState, card: int, suit: int) -> bool:
-    return changes_outcome(state, suit)
+    """Whether ``card``, being added (ADD_COIN: its coin not yet declared), changes the
+    outcome with its coin declared as ``suit`` (``changes_outcome`` on that play)."""
+    full, useful = fully_counted(state), useful_suits(state)
+    plain = [s for s in state.game.suit_lists[card] if s != COIN]
+    if suit in full or any(s in full for s in plain):
+        return True  # it raises the count of the action used fully (as changes_outcome)
+    if suit not in useful and not any(s in useful for s in plain):
+        return False  # no used action counts any of its suits (as changes_outcome)
+    child = state.clone()
+    handlers.apply(child, state.game.layout.SUIT + suit)
+    return changes_outcome(child, card)
 
 
-def changes_outcome(state: FortState, suit: int) -> bool:
-    """Whether one more ``suit`` changes what a used action does (p.7): it raises the
-    count of the action used fully, or changes what the other one does as it is carried out.
+def changes_outcome(state: FortState, card: int) -> bool:
+    """Whether ``card``, just added (its coin declared; ``state`` at the ADD decision that
+    follows), changes the effect of a used action (p.7: "at least one of its suits must
+    change the effect of at least one action that you use"; docs/rules.md R7).
 
-    The action used fully is checked by the play search; the other by a probe run with one
-    more ``suit``, in the play's order, the first action searched: when the other action is
-    one step (or one "then" chain) repeated per suit, used as far as it goes, it changes if
-    some step of its extra repetition can be carried out (``BOTH_FULL_TAIL``: Blitz's extra
-    recruit with a full Stuff); for any other shape, if it can then be completed in full
-    (docs/rules.md R7).
+    A suit of the card counted by the action used fully raises its count: the play search
+    then checks that it can still be completed. Else, for the action used partially that
+    counts one of its suits, a probe searches the play from here (more cards may still be
+    added, the first action's choices are searched): when that action is one step (or one
+    "then" chain) repeated per suit, used as far as it goes, some step of the repetition
+    the card brings must be carried out (``BOTH_FULL_TAIL + k``; Blitz's extra recruit with
+    a full Stuff); for any other shape, both actions must be completed in full.
+
+    Consumes the state (the probe runs on it): callers pass a copy they no longer need.
     """
     played = int(state.ctx[C_PLAYED])
-    plan = A.MODE_PLAN[int(state.ctx[C_MODE])]
+    full_side = A.MODE_PLAN[int(state.ctx[C_MODE])][2]
+    suits = [int(state.coin_as[card]) if s == COIN else s for s in state.game.suit_lists[card]]
+    partial = None
     for side in flow.used_sides(state):
         effect = state.game.effects[played][side]
         any_suit = int(state.ctx[C_ANY_PUB if side == A.PUBLIC else C_ANY_PRIV])
-        counts = [
-            (m == MULT_SUIT and a == suit) or (m == MULT_ANY_SUIT and any_suit == suit)
-            for m, a in multipliers(effect)
+        counted = [
+            s
+            for s in suits
+            if any(
+                (m == MULT_SUIT and a == s) or (m == MULT_ANY_SUIT and any_suit == s)
+                for m, a in multipliers(effect)
+            )
         ]
-        if not any(counts):
+        if not counted:
             continue
-        if side == plan[2]:
+        if side == full_side:
             return True
-        probe = state.clone()
-        probe.play_suits[suit] += 1
-        probe.ctx[C_BOTH_FULL] = BOTH_FULL_TAIL if repeats_plain_body(effect) else 1
-        goal = int(probe.ctx[C_SERIAL])
-        flow.start_action(probe, 0)
-        if search.search(probe, goal):
-            return True
-    return False
+        partial = (effect, counted[0])
+    if partial is None:
+        return False
+    effect, suit = partial
+    if repeats_plain_body(effect):
+        # its one multiplier counts `suit`; the card's repetitions come last
+        first = int(state.play_suits[suit]) - suits.count(suit)
+        state.ctx[C_BOTH_FULL] = BOTH_FULL_TAIL + first
+    else:
+        state.ctx[C_BOTH_FULL] = 1
+    return search.search(state, int(state.ctx[C_SERIAL]))

@@ -302,9 +302,10 @@ def step_done(state: FortState) -> None:
 def program_done(state: FortState) -> None:
     stage = state.ctx[C_STAGE]
     if stage == ST_ACTION:
-        tail = state.ctx[C_BOTH_FULL] == BOTH_FULL_TAIL and not state.ctx[C_PROG_FULL]
-        if tail and not last_repetition_used(state):  # legality.changes_outcome's probe
-            state.ctx[C_PROG_FAILED] = 1
+        both_full = int(state.ctx[C_BOTH_FULL])
+        tail = both_full >= BOTH_FULL_TAIL and not state.ctx[C_PROG_FULL]
+        if tail and not repetition_used(state, both_full - BOTH_FULL_TAIL):
+            state.ctx[C_PROG_FAILED] = 1  # legality.changes_outcome's probe: no change
             return
         if state.ctx[C_PROG_SIDE] == A.PUBLIC:
             state.ctx[C_LEADER_RES] = state.ctx[C_RES_CHOICE]
@@ -318,15 +319,17 @@ def program_done(state: FortState) -> None:
         raise AssertionError(f"program ended in stage {stage}")
 
 
-def last_repetition_used(state: FortState) -> bool:
-    """Whether some step of the last repetition of the running action was carried out: the
-    action is one plain body repeated (``base.repeats_plain_body``), so its last repetition
-    is the last ``len(body)`` steps of the program."""
+def repetition_used(state: FortState, first: int) -> bool:
+    """Whether some step of repetition ``first`` (0-based) of the running action, or of a
+    later one, was carried out: the action is one plain body repeated
+    (``base.repeats_plain_body``), so repetition ``k`` is steps ``k * len(body)`` on. In a
+    probe (no stop, R3) a repetition none of whose steps can be done changes nothing, so
+    no later one can be done either: this is "repetition ``first`` was used"."""
     effect = state.game.effects[int(state.ctx[C_PLAYED])][int(state.ctx[C_PROG_SIDE])]
     assert effect is not None and repeats_plain_body(effect)
     body = len(unroll(effect[1], ()))
     end = int(state.ctx[C_PROG_LEN])
-    return bool(state.done[max(0, end - body) : end].any())
+    return bool(state.done[first * body : end].any())
 
 
 def choice_needed(state: FortState, p: int, verb: int, arg: int) -> int | None:

@@ -32,6 +32,7 @@ from ..stages import (
 from ..state_arrays import (
     C_ANY_PRIV,
     C_ANY_PUB,
+    C_BOTH_FULL,
     C_DECISION,
     C_LEADER,
     C_MODE,
@@ -142,9 +143,15 @@ def compute_legal(state: FortState) -> list[int]:
 
 def constraint_met(state: FortState) -> bool:
     """True while the leader resolves the second action after the fully used one ended:
-    nothing left can strand the play, so no search is needed."""
+    nothing left can strand the play, so no search is needed.
+
+    Never inside a legality probe (``ctx.both_full`` set, ``legality.changes_outcome``):
+    there the second action, used partially, must still reach the extra repetition an added
+    card brings (R7, p.7), which its later steps decide.
+    """
     return bool(
-        state.ctx[C_STAGE] == ST_ACTION
+        state.ctx[C_BOTH_FULL] == 0
+        and state.ctx[C_STAGE] == ST_ACTION
         and state.ctx[C_STEP] == 1
         and not state.ctx[C_PROG_FULL]
         and A.MODE_PLAN[int(state.ctx[C_MODE])][2] == A.MODE_PLAN[int(state.ctx[C_MODE])][0]
@@ -187,6 +194,10 @@ def equivalence_key(state: FortState, a: int) -> object:
             return a if i in state.game.counted_suits[played] else (name, -1)
         if interchangeable_suit(state, i):
             return (name, -1, int(state.play_suits[i]))
+    if name == "SUIT" and kind == K.ADD_COIN and i not in legality.useful_suits(state):
+        # an added coin declared as a suit no used action counts changes no count of the
+        # play: every such suit has the same verdict (R7, docs/rules.md R32)
+        return (name, -1)
     return a
 
 

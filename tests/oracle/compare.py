@@ -28,9 +28,12 @@ def engine_legal(state: Any, oracle: PlayOracle, prefix: tuple[int, ...]) -> set
     return legal
 
 
-def disagreements(state: Any, oracle: PlayOracle, rng: Any = None, limit: int = 10_000) -> list:
+def disagreements(
+    state: Any, oracle: PlayOracle, rng: Any = None, limit: int = 10_000, tally: Any = None
+) -> list:
     """Every decision of the play (all paths, or one random path per call when ``rng`` is
-    given) where the engine and the oracle disagree: ``[(prefix, engine only, oracle only)]``."""
+    given) where the engine and the oracle disagree: ``[(prefix, engine only, oracle only)]``.
+    ``tally`` (a ``collections.Counter``), if given, counts the decisions compared."""
     out: list = []
     count = [limit]
 
@@ -49,6 +52,8 @@ def disagreements(state: Any, oracle: PlayOracle, rng: Any = None, limit: int = 
         if play_over(s) and prefix:
             out.append((prefix, {"decision": s.decision.kind.name}, mine))
             return
+        if tally is not None:
+            tally["decisions"] += 1
         if mine != theirs:
             out.append((prefix, theirs - mine, mine - theirs))
         both = sorted(mine & theirs)

@@ -38,8 +38,9 @@ bool added_only_for_this_action(const State& state);
 void step_done(State& state);
 // program.program_done
 void program_done(State& state);
-// program.last_repetition_used
-bool last_repetition_used(const State& state);
+// program.repetition_used: whether some step of repetition `first` (0-based) of the running
+// action (one plain body repeated), or of a later one, was carried out (legality R7 probes).
+bool repetition_used(const State& state, int first);
 // program.choice_needed: the decision kind a step asks, or -1 (Python's None).
 int choice_needed(const State& state, int p, int verb, int arg);
 // program.resource_of
