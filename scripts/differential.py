@@ -46,6 +46,7 @@ SHOWN = 3  # divergences described in full
 def _run_chunk(job: tuple[int, int, int]) -> dict[str, Any]:
     """Play the games of seeds ``[start, start + count)``; their counts per configuration."""
     start, count, every = job
+    cpu0 = time.process_time()
     checks = Checks(full_every=every)
     games, decisions, diverged = Counter[str](), Counter[str](), Counter[str]()
     errors: list[str] = []
@@ -65,6 +66,7 @@ def _run_chunk(job: tuple[int, int, int]) -> dict[str, Any]:
         "decisions": dict(decisions),
         "divergences": dict(diverged),
         "errors": errors[:SHOWN],
+        "cpu_seconds": round(time.process_time() - cpu0, 3),
     }
 
 
@@ -157,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         decisions.update(r["decisions"])
         diverged.update(r["divergences"])
         errors.extend(r["errors"])
-    new_decisions = sum(sum(r["decisions"].values()) for r in results[len(results) - len(jobs) :])
+    new = results[len(results) - len(jobs) :]
+    new_decisions = sum(sum(r["decisions"].values()) for r in new)
+    cpu = sum(r.get("cpu_seconds", 0.0) for r in new)  # the workers' CPU time: load-free
     summary = {
         "games": sum(games.values()),
         "decisions": sum(decisions.values()),
@@ -166,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round(seconds, 1),
         "games_played_now": played,
         "games_per_s": round(played / max(seconds, 1e-9), 2),
+        "cpu_seconds": round(cpu, 1),
+        "games_per_cpu_s": round(played / max(cpu, 1e-9), 2),
         "per_config": {
             c: {"games": games[c], "decisions": decisions[c], "divergences": diverged[c]}
             for c in sorted(games)
@@ -182,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{summary['divergences']} divergences (views every {every} decisions); "
               f"{played} games played in {seconds:.1f} s ({summary['games_per_s']} games/s, "
               f"{new_decisions / max(seconds, 1e-9):.0f} decisions/s, {args.workers} "
-              f"workers)")  # fmt: skip
+              f"workers; {summary['games_per_cpu_s']} games per CPU second)")  # fmt: skip
         for e in errors[:SHOWN]:
             print("\n" + e)
     return 1 if errors or summary["divergences"] else 0

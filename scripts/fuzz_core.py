@@ -54,6 +54,7 @@ INSTRUMENTED = (
     "fort_env.cpp_backend",
     "fort_env.core",
 )
+STATS_EVERY = 200  # inputs between two writes of the target's counts (stats.json)
 MAX_LEN = 4096  # bytes of an input: the largest state is about 1.3 KB, plus 96 action bytes
 
 
@@ -85,7 +86,11 @@ def _worker(argv: list[str]) -> None:
     seen: set[str] = {p.stem for p in findings.glob("*.txt")}
     count_file = findings / "inputs.log"
 
+    stats_file = findings / "stats.json"
+
     def test_one_input(data: bytes) -> None:
+        if core_fuzz.STATS["inputs"] % STATS_EVERY == 0:  # libFuzzer exits without atexit
+            stats_file.write_text(json.dumps(core_fuzz.STATS))
         try:
             core_fuzz.one_input(data)
         except Exception as exc:  # every Python-level breach: recorded, the loop goes on
@@ -242,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     log_path = args.findings / "fuzz.log"
     before = {p.name for p in args.findings.iterdir()}
     (args.findings / "inputs.log").unlink(missing_ok=True)
+    (args.findings / "stats.json").unlink(missing_ok=True)
     t1 = time.perf_counter()
     lines: list[str] = []
     with log_path.open("w") as log:
@@ -261,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     new_files = sorted(p.name for p in args.findings.iterdir() if p.name not in before)
     artifacts = [n for n in new_files if n.startswith(("crash-", "timeout-", "oom-", "leak-"))]
     python_findings = [n[:-4] for n in new_files if n.endswith(".txt")]
+    stats_file = args.findings / "stats.json"
+    target = json.loads(stats_file.read_text()) if stats_file.exists() else {}
     inputs_log = args.findings / "inputs.log"
     failing_inputs = len(inputs_log.read_text().splitlines()) if inputs_log.exists() else 0
     native = stats["native"] + ([f"exit status {rc}"] if rc not in (0,) and not args.replay else [])
@@ -276,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         "features": stats.get("features", 0),
         "new_units": stats.get("new_units_added", 0),
         "peak_rss_mb": stats.get("peak_rss_mb", 0),
+        "target": target,
         "findings": len(python_findings) + len(artifacts) + (1 if native and not artifacts else 0),
         "python_findings": python_findings,
         "inputs_with_findings": failing_inputs,
@@ -294,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
             f"({len(python_findings)} contract, {len(artifacts)} crash/timeout artifacts, "
             f"{failing_inputs} failing inputs); log {log_path}"
         )
+        if target:
+            print("  target (to the last 200 inputs): "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(target.items())))  # fmt: skip
         for key in python_findings:
             print(f"  {key}: {(args.findings / (key + '.txt')).read_text().splitlines()[0]}")
         for line in native[:10]:

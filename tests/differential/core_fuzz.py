@@ -44,6 +44,7 @@ import hashlib
 import json
 import random
 import traceback
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -356,24 +357,38 @@ def _deal(n: int, setup: str, p1: int, p2: int, raw_seed: int) -> None:
     _same(f"new_initial_state({seed!r}, {first!r})", *results)
 
 
+# What the inputs did, summed over the process (scripts/fuzz_core.py reports them): inputs,
+# too short for a state, refused by from_dict (StateError), loaded, actions applied on both,
+# raw-core runs, deals compared.
+STATS: Counter[str] = Counter()
+
+
 def one_input(data: bytes) -> int:
     """Run one input; returns the actions applied. Raises :class:`Finding` on a breach."""
+    STATS["inputs"] += 1
     decoded = decode(data)
     if decoded is None:
+        STATS["too_short"] += 1
         return 0
     config, flags, p1, p2, arrays, actions = decoded
     n, setup = CONFIGS[config]
     g = game(n, setup, "cpp")
     if flags & 8:
+        STATS["raw_core"] += 1
         _raw_core(g, arrays, actions, p1)
     if flags & 16:
+        STATS["deals"] += 1
         _deal(n, setup, p1, p2, int(arrays["ctx"][0]))
     d = to_dict(g, arrays)
     _corrupt(d, flags, p1, p2)
     loaded = _load(d, n, setup)
     if loaded is None:
+        STATS["refused"] += 1
         return 0
-    return _play(*loaded, actions)
+    STATS["loaded"] += 1
+    steps = _play(*loaded, actions)
+    STATS["actions_applied"] += steps
+    return steps
 
 
 def signature(exc: BaseException) -> str:
