@@ -11,7 +11,8 @@ state that loads either plays to the end with the game's invariants held or is r
    the Pack within its capacity, the Lookout within Level + 1, score and turns at most 999,
    turns as the round from the first player to the leader gives them).
 2. **Cards**: each Best Friend with its board's seat (or out of the game), unique orders in the
-   Park deck and in each deck, Park slots 0-2, the draft zones only during the draft, cards in
+   Park deck and in each deck, Park slots 0-2, the draft zones only during the draft (and
+   each seat's kept cards and pack size those of the draft round and the seats done), cards in
    play only with the leader during a play, followed cards only with the follower during a
    follow, marks only on added cards, declared coin suits only on coin cards.
 3. **Made-up rules and perks**: at most one rule per seat; only once-per-game perks used.

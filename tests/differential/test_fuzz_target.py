@@ -85,6 +85,24 @@ def test_views_refuse_a_state_with_fields_out_of_range() -> None:
         core.score_breakdown(level.core_state)
 
 
+def test_the_rules_refuse_counters_that_would_overflow() -> None:
+    """Found by the fuzzer: pay_toys + pay_pizza + pay_either of a state written from Python
+    overflowed int64 in run_program (undefined behaviour in C++; Python's ints just grow).
+    The rules' entry points now refuse such counters, far above what any game reaches."""
+    from fort_env.state_arrays import C_PAY_T, C_SERIAL
+
+    core = cb.require()
+    s = game(2, "basic", "cpp").new_initial_state(1)
+    assert isinstance(s, CppFortState)
+    core.legal_actions(s.core_state)  # the real position: fine
+    for field, value in ((C_PAY_T, 2**62), (C_PAY_T, -(2**62)), (C_SERIAL, 2**63 - 1)):
+        bad = s.clone()
+        bad.ctx[field] = value
+        for call in (core.legal_actions, core.raw_legal, lambda st: core.apply_unchecked(st, 0)):
+            with pytest.raises(ValueError, match="out of range"):
+                call(bad.core_state)
+
+
 def test_the_target_catches_a_divergence(
     corpus: list[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
