@@ -11,7 +11,8 @@ state that loads either plays to the end with the game's invariants held or is r
    the Pack within its capacity, the Lookout within Level + 1, score and turns at most 999,
    turns as the round from the first player to the leader gives them).
 2. **Cards**: each Best Friend with its board's seat (or out of the game), unique orders in the
-   Park deck and in each deck, Park slots 0-2, the draft zones only during the draft, cards in
+   Park deck and in each deck, Park slots 0-2, the draft zones only during the draft (and
+   each seat's kept cards and pack size those of the draft round and the seats done), cards in
    play only with the leader during a play, followed cards only with the follower during a
    follow, marks only on added cards, declared coin suits only on coin cards.
 3. **Made-up rules and perks**: at most one rule per seat; only once-per-game perks used.
@@ -361,6 +362,7 @@ def _check_cards(game: FortGame, s: Any, ctx: list[int]) -> None:
         for z in (HAND, IN_PLAY, FOLLOWED, LOOKOUT, TRASH, 4, 5):  # 4 discard, 5 yard
             if (zone == z).any():
                 _fail("cards", f"no card is in {ZONES[z]} during the draft")
+        _check_draft(s, n, ctx)
     _unique_positions("park_deck", pos[zone == PARK_DECK])
     for p in range(n):  # (the Best Friends wait unordered during the draft)
         if stage != ST_DRAFT:
@@ -369,6 +371,24 @@ def _check_cards(game: FortGame, s: Any, ctx: list[int]) -> None:
     if len(park) > PARK_SIZE or (len(park) and (park.min() < 0 or park.max() >= PARK_SIZE)):
         _fail("cards", f"Park slots are 0..{PARK_SIZE - 1}, got {sorted(park.tolist())}")
     _unique_positions("park", park)
+
+
+def _check_draft(s: Any, n: int, ctx: list[int]) -> None:
+    """The draft (p.2, ``handlers.on_draft_card``): in round r the seats from the first player
+    up to the actor (excluded) have kept r + 1 cards and hold packs of STARTING_KIDS - r - 1,
+    the others r and STARTING_KIDS - r; a seat with an empty pack could not draft (found by
+    scripts/fuzz_core.py: a card moved to another seat's pack left the draft stuck)."""
+    r, first, actor = ctx[C_DRAFT_ROUND], ctx[C_FIRST], ctx[C_ACTOR]
+    picked = (actor - first) % n
+    for p in range(n):
+        done = int((p - first) % n < picked)
+        owned = s.owner == p
+        kept = int(((s.zone == DRAFT_KEPT) & owned).sum())
+        pack = int(((s.zone == DRAFT_PACK) & owned).sum())
+        if kept != r + done or pack != STARTING_KIDS - r - done:
+            _fail("cards", f"seat {p} has kept {kept} and holds {pack} in its draft pack; "
+                           f"draft round {r} with {picked} seats done gives {r + done} and "
+                           f"{STARTING_KIDS - r - done}")  # fmt: skip
 
 
 def _unique_positions(what: str, positions: np.ndarray) -> None:

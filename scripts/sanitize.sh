@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Build the C++ core with AddressSanitizer + UndefinedBehaviorSanitizer (CMake option
-# FORT_SANITIZE=ON) in a temporary directory, run the C++ unit tests (ctest), then the
-# differential tests (tests/differential) against that build, loaded through FORT_ENV_CORE with
-# libasan preloaded into the (unsanitized) Python interpreter. docs/cpp.md explains it.
+# FORT_SANITIZE=ON) in a temporary directory, run the C++ unit tests (ctest), then, against that
+# build (loaded through FORT_ENV_CORE with libasan preloaded into the unsanitized interpreter):
+# every test file in tests/differential (new files are picked up by themselves: the bad-input
+# tests, the fuzz target's seed corpus and mutations, the batched env, playouts...), and a sweep
+# of random games in lockstep with the Python engine (scripts/differential.py --fast).
+# docs/cpp.md and docs/reliability.md explain it.
 #
 # usage: scripts/sanitize.sh [PYTHON]    (PYTHON: the project's venv python, default .venv/bin/python)
-# Exit status: 0 when both runs are clean; any sanitizer report makes the run fail.
+#        FORT_SANITIZE_GAMES=N (default 300) sets the sweep's games.
+# Exit status: 0 when every run is clean; any sanitizer report, failing test, no test collected
+# (pytest's exit 5, ctest's --no-tests=error) or divergence makes it fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -31,7 +36,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:halt_on_error=1:detect_leak
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 echo "== C++ unit tests (ctest)"
-(cd "$build" && ctest --output-on-failure)
+(cd "$build" && ctest --output-on-failure --no-tests=error)
 
 if [ "$module" = ON ]; then
     so=$(find "$build" -name '_core*.so' | head -n 1)
@@ -44,8 +49,17 @@ if [ "$module" = ON ]; then
     export FORT_ENV_CORE="$so"
     LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" "$python" -c \
         "from fort_env import cpp_backend as c; print('testing', c.require().__file__)"
-    LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+    # Under CI=true a missing core already fails test_optional_core; require it here anyway.
+    log="$build/pytest.log"
+    LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" FORT_ENV_REQUIRE_CORE=1 \
         "$python" -m pytest tests/differential -q -s -p no:xdist -p no:cacheprovider \
-        -W error::pytest.PytestUnraisableExceptionWarning
+        -W error::pytest.PytestUnraisableExceptionWarning 2>&1 | tee "$log"
+    # pytest's exit 5 (nothing collected) failed above; a run that passed nothing fails here
+    tail -n 5 "$log" | grep -Eq '[0-9]+ passed' ||
+        { echo "sanitize.sh: no differential test passed"; exit 1; }
+    games=${FORT_SANITIZE_GAMES:-300}
+    echo "== $games random games in lockstep on the sanitized module (scripts/differential.py)"
+    LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
+        "$python" scripts/differential.py --games "$games" --start 1000000 --fast --chunk 50
 fi
 echo "sanitize.sh: clean"

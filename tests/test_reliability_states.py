@@ -82,6 +82,26 @@ def test_cards_sharing_a_deck_position_are_refused() -> None:
         FortState.from_dict(game, d)
 
 
+@pytest.mark.parametrize(("picks", "field"), [(0, "owner"), (5, "owner"), (6, "zone")])
+def test_a_draft_with_packs_out_of_step_is_refused(picks: int, field: str) -> None:
+    """Found by scripts/fuzz_core.py: a card moved from one seat's draft pack to another's
+    loaded, and some rounds later a seat had an empty pack to draft from (no legal action).
+    Each seat's kept cards and pack size follow from the round and the seats done."""
+    game = FortGame(4, "advanced")
+    state = game.new_initial_state(5)
+    for _ in range(picks):
+        state.apply_action(state.legal_actions()[0])
+    d = state.to_dict()
+    FortState.from_dict(game, copy.deepcopy(d))  # the real position loads
+    card = next(c for c in d["cards"] if c["zone"] == "draft_pack" and c["owner"] == 0)
+    if field == "owner":
+        card["owner"] = 2
+    else:
+        card["zone"] = "draft_kept"
+    with pytest.raises(StateError, match="draft pack"):
+        FortState.from_dict(game, d)
+
+
 def test_a_position_with_no_legal_action_is_refused() -> None:
     game, d = _at("RECRUIT")
     for c in d["cards"]:  # nothing to recruit anywhere: the engine would skip the phase

@@ -12,6 +12,7 @@
 
 #include "bind_common.h"
 #include "fort/constants.h"
+#include "fort/handlers.h"
 #include "fort/hidden.h"
 #include "fort/observation.h"
 #include "fort/scoring.h"
@@ -82,6 +83,7 @@ float* check_out(const py::handle& out, int64_t size) {
 }
 
 py::list score_rows(const fort::State& s) {
+    fort::check_indices(s);  // the arrays are writable from Python (ValueError)
     py::list out;
     for (const fort::ScoreRow& r : fort::score_breakdown(s)) {
         py::dict d;  // scoring.score_breakdown's keys, in its order
@@ -135,13 +137,21 @@ IndexError for a state whose codes fall outside their slices.)doc");
           "scoring.score_breakdown: per seat a dict track, fort_level, made_up_rule, macaroni, "
           "total, level.");
     m.def(
-        "winners", [](const fort::State& s) { return fort::winners(s); }, py::arg("state"),
+        "winners",
+        [](const fort::State& s) {
+            fort::check_indices(s);  // the arrays are writable from Python (ValueError)
+            return fort::winners(s);
+        },
+        py::arg("state"),
         "scoring.winners: the seats with the most points (ties: highest Fort Level), ascending.");
     m.def(
         "resample_hidden",
         [](const fort::State& s, const py::handle& observer, const py::handle& seed) {
             const int p = check_seat(observer, s.game->num_players, "observer");
             const uint64_t sd = check_seed(seed);
+            // The arrays are writable from Python: a zone, owner, seat or Fort Level out of
+            // range is a ValueError before anything is read (found by scripts/fuzz_core.py).
+            fort::check_indices(s);
             try {
                 return fort::resample_hidden(s, p, sd);
             } catch (const std::invalid_argument& e) {
@@ -154,6 +164,7 @@ IndexError for a state whose codes fall outside their slices.)doc");
         py::arg("state"), py::arg("observer"), py::arg("seed"),
         R"doc(hidden.resample_hidden_seeded(state, observer, seed) as a new State.
 
-Raises ValueError for an observer outside [0, num_players), ConfigError for a seed outside
+Raises ValueError for an observer outside [0, num_players) or a state with a field the rules
+index by out of range (a zone, owner, seat, Fort Level), ConfigError for a seed outside
 [0, 2**62), StateError when the hidden cards cannot be re-dealt (the Python messages).)doc");
 }

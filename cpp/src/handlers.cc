@@ -50,6 +50,9 @@ void need(bool ok, const char* what) {
 
 bool within(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
+// |value| of the ctx counters check_indices accepts: a sum of a few of them cannot overflow.
+constexpr int64_t COUNTER_BOUND = int64_t{1} << 40;
+
 // Decisions answered inside a running action (run_program goes on after them).
 bool program_decision(int64_t kind) {
     switch (kind) {
@@ -84,6 +87,16 @@ void check_indices(const State& state) {
     need(within(x[C_RESOURCE_CHOICE], -1, NUM_RESOURCES - 1), "ctx.resource_choice");
     need(within(x[C_LEADER_RESOURCE], -1, NUM_RESOURCES - 1), "ctx.leader_resource");
     need(within(x[C_PROGRAM_SIDE], 0, 1), "ctx.program_side");
+    // Counters the rules add to or sum: not indices, but signed overflow is undefined in C++
+    // where Python's ints just grow (found by scripts/fuzz_core.py: pay_toys + pay_pizza +
+    // pay_either overflowed in run_program). The bounds are far above what any loaded state
+    // has (validation.py: a payment is at most a step's cost, the counters below 2**62).
+    for (const int field : {C_PAY_TOYS, C_PAY_PIZZA, C_PAY_EITHER, C_REWARD, C_PLAYS,
+                            C_DRAFT_ROUND, C_FOLLOW_TRASH, C_TRASH_THIS, C_COPIED, C_BOTH_FULL,
+                            C_PROGRAM_FULL, C_PROGRAM_FAILED, C_END_TRIGGERED})
+        need(within(x[field], -COUNTER_BOUND, COUNTER_BOUND), "a ctx counter");
+    need(within(x[C_SHUFFLES], -SEED_LIMIT, SEED_LIMIT), "ctx.shuffles");
+    need(within(x[C_SERIAL], -SEED_LIMIT, SEED_LIMIT), "ctx.serial");
     const int64_t len = x[C_PROGRAM_LENGTH];
     need(within(len, 0, MAX_STEPS), "ctx.program_length");
     need(within(x[C_PC], 0, len), "ctx.pc");

@@ -6,10 +6,12 @@ At each decision: ``current_player``, ``decision``, ``legal_actions``, ``legal_a
 ``local_legal_actions`` (the raw list, in order), ``to_dict`` (as JSON text: Python ints on
 both sides), every array and ``ctx`` (bytes, so the padding of ``prog`` beyond the program
 counts too), ``observation_tensor`` for every seat, ``str(state)``, ``returns``, and the name
-of the chosen action; after the end ``score_breakdown`` and ``winners``; periodically a clone
-and a ``from_dict`` of the C++ state, and ``resample_hidden`` for one seat with the same seed
-on both. The first difference raises :class:`Divergence` naming the configuration, seed,
-step, what differed and the actions so far (replay them with :func:`replay`).
+of the chosen action (with ``Checks.full_every`` = k > 1, the observations, text, action
+names, ``to_dict`` and the raw list only every k decisions and at the end: the fast mode of
+``scripts/differential.py``); after the end ``score_breakdown`` and ``winners``; periodically
+a clone and a ``from_dict`` of the C++ state, and ``resample_hidden`` for one seat with the
+same seed on both. The first difference raises :class:`Divergence` naming the configuration,
+seed, step, what differed and the actions so far (replay them with :func:`replay`).
 
 The actions are drawn by ``random.Random`` from the legal list, seeded by (game seed,
 ``action_seed``), so a run is reproducible. Which parts of the C++ backend are compiled is
@@ -59,6 +61,14 @@ class Checks:
     raw_legal: bool = True  # local_legal_actions (legality.raw_legal), in the engine's order
     clone_every: int = 50  # clone/round-trip check of the C++ state every so many decisions
     resample: bool = True  # with the clone check: resample_hidden for one seat, same seed
+    # The costly views (observations, text, action names, to_dict, the raw list) every so many
+    # decisions and at the end; 1: at every decision. The legal actions, the mask, every array
+    # and ctx, the current player and the returns are compared at every decision regardless.
+    full_every: int = 1
+
+    def full_at(self, decision: int) -> bool:
+        """Whether the costly views are compared at this decision."""
+        return self.full_every <= 1 or decision % self.full_every == 0
 
 
 @dataclass
@@ -106,20 +116,22 @@ def compare(py: FortState, cpp: FortState, res: GameResult, checks: Checks) -> N
     _same(res, "current_player", py.current_player(), cpp.current_player())
     _same(res, "decision", py.decision, cpp.decision)
     _same(res, "legal_actions", py.legal_actions(), cpp.legal_actions())
-    if checks.raw_legal and not py.is_terminal():
+    full = checks.full_at(res.decisions) or py.is_terminal()
+    if checks.raw_legal and full and not py.is_terminal():
         _same(res, "local_legal_actions", py.local_legal_actions(), cpp.local_legal_actions())
     if checks.mask:
         _same(res, "legal_actions_mask", py.legal_actions_mask(), cpp.legal_actions_mask())
     if checks.arrays:
         a, b = _raw(py), _raw(cpp)
-        for name in a:
-            if a[name] != b[name]:
-                raise _fail(res, f"array {name}", getattr(py, name), getattr(cpp, name))
-    if checks.to_dict:
+        if a != b:
+            for name in a:
+                if a[name] != b[name]:
+                    raise _fail(res, f"array {name}", getattr(py, name), getattr(cpp, name))
+    if checks.to_dict and full:
         _same(res, "to_dict (JSON)", json.dumps(py.to_dict()), json.dumps(cpp.to_dict()))
-    if checks.text:
+    if checks.text and full:
         _same(res, "str(state)", str(py), str(cpp))
-    if checks.observations:
+    if checks.observations and full:
         for seat in range(py.game.num_players):
             _same(res, f"observation_tensor({seat})", py.observation_tensor(seat),
                   cpp.observation_tensor(seat))  # fmt: skip
@@ -183,7 +195,7 @@ def lockstep(
         if max_decisions is not None and res.decisions >= max_decisions:
             break
         a = rng.choice(py.legal_actions())
-        if checks.text:
+        if checks.text and checks.full_at(res.decisions):
             _same(res, f"action_to_string({a})", py.action_to_string(a), cpp.action_to_string(a))
         res.actions.append(a)
         py.apply_action(a)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -295,6 +296,41 @@ def test_script_counts_games_and_fails_on_a_divergence(
     assert script.main(["--games", "1", "--fast"]) == 1
     text = capsys.readouterr().out
     assert "1 divergences" in text and "legal_actions differs" in text
+
+
+def test_script_records_chunks_and_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--out: each finished chunk is recorded; the same command again plays nothing more and
+    reports the recorded counts; a longer run plays only the new chunk."""
+    script = _script()
+    args = ["--games", "2", "--every", "7", "--chunk", "1", "--out", str(tmp_path), "--json"]
+    assert script.main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["games"] == 2 and first["games_played_now"] == 2 and first["every"] == 7
+    assert len((tmp_path / "chunks.jsonl").read_text().splitlines()) == 2
+    assert script.main(args) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["games_played_now"] == 0
+    assert again["decisions"] == first["decisions"] and again["per_config"] == first["per_config"]
+    assert script.main([*args[:1], "3", *args[2:]]) == 0
+    more = json.loads(capsys.readouterr().out)
+    assert more["games"] == 3 and more["games_played_now"] == 1
+
+
+def test_sparse_views_still_catch_a_wrong_observation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the costly views every k decisions, a wrong observation is still caught (at the
+    next decision that is a multiple of k, or at the end)."""
+    real = CppFortState.observation_tensor
+
+    def wrong(self: CppFortState, player: int) -> np.ndarray:
+        out = real(self, player)
+        out[0] += 1.0
+        return out
+
+    monkeypatch.setattr(CppFortState, "observation_tensor", wrong)
+    with pytest.raises(Divergence, match="observation_tensor"):
+        lockstep(2, "basic", 1, checks=Checks(full_every=20))
 
 
 def test_bench_runs_on_the_cpp_backend(monkeypatch: pytest.MonkeyPatch) -> None:
