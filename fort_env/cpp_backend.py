@@ -577,3 +577,29 @@ class CppFortState(FortState):
 
 
 STATE_CLASSES["cpp"] = CppFortState
+
+
+# --------------------------------------------------------------------------- the batched env
+# The built-in policies of the compiled core (cpp/include/fort/policy.h), by code: the name at
+# index k is Policy code k. The batched vector env (fort_env.vector.FortBatchVecEnv) plays an
+# opponent named here (or with a ``cpp_policy`` attribute naming it) inside C++.
+POLICIES: tuple[str, ...] = ("random",)
+
+
+def policy_code(name: str) -> int:
+    """The code of the built-in policy ``name`` (:data:`POLICIES`).
+
+    Raises:
+        ConfigError: no such built-in policy (or the compiled core does not have it).
+    """
+    if name in POLICIES:
+        code = POLICIES.index(name)
+        if code < int(getattr(require(), "NUM_POLICIES", 0)):
+            return code
+    raise ConfigError(f"no built-in policy {name!r}; the compiled core has {list(POLICIES)}")
+
+
+def wrap_core_state(game: FortGame, core_state: Any) -> CppFortState:
+    """A :class:`CppFortState` of ``game`` over ``core_state`` (a ``_core.State`` of that game,
+    e.g. ``_core.Batch.state(i)``'s copy), not copied again."""
+    return CppFortState._wrap(game, core_state)
