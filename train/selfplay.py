@@ -7,9 +7,12 @@ Run it as ``fort-env train --preset quick --out runs/quick`` (or ``python -m tra
    holds ``quick`` (minutes on a 2-core CPU, beats ``random``), ``full`` (hours, aims at
    ``heuristic``) and ``tiny`` (seconds; the smoke test). Any field can be overridden.
 2. **Seeding**: one block seeds Python, NumPy, torch, the model and the environments.
-3. **Environments**: ``n_envs`` copies of :class:`fort_env.wrappers.SingleAgentEnv` in SB3
-   vector envs (``SubprocVecEnv`` over the cores by default, one torch thread per worker). The
-   learner's seat rotates over episodes; opponents are drawn from the league at each reset.
+3. **Environments**: ``n_envs`` games of :class:`fort_env.wrappers.SingleAgentEnv`'s rules in
+   one SB3 vector env: by default :class:`fort_env.vector.FortBatchVecEnv` (every game stepped
+   in C++, the league's ``random`` played there too, the other opponents grouped and called
+   from this process), or, without the compiled core, ``SubprocVecEnv`` (one process per
+   env). The learner's seat rotates over episodes; opponents are drawn from the league for
+   each game.
 4. **League** (:class:`League`): a weighted mix of the zoo's bots (``random``, the heuristics)
    and frozen snapshots of the learner (``ppo:PATH``), added whenever an evaluation shows the
    learner has improved (at most ``max_snapshots``, the newest kept).
@@ -60,11 +63,13 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import LinearSchedule
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 import agents
 from agents.policy_file import load_into_model, save_checkpoint_files, save_policy
 from agents.tournament import decision_info, format_table, run_tournament
+from fort_env.core import default_backend
+from fort_env.vector import FortBatchVecEnv
 from fort_env.wrappers import SingleAgentEnv
 from train.progress import ProgressCallback
 
@@ -81,6 +86,7 @@ __all__ = [
     "make_vec_env",
     "plot_learning_curve",
     "run",
+    "vec_env_kind",
 ]
 
 
@@ -102,10 +108,15 @@ class Config:
     time_budget_minutes: float | None = None
     """Stop training (and go on to the final evaluation) after this many minutes of wall time."""
     n_envs: int = 4
-    """Environments run in parallel (one process each with ``vec_env="subproc"``; 4 on 2
-    cores measured faster than 2, 6 or 8)."""
-    vec_env: str = "subproc"
-    """``subproc`` (SubprocVecEnv, one process per env) or ``dummy`` (all in this process)."""
+    """Environments stepped together: games of the batched C++ env (``vec_env="batch"``), or
+    one process each (``"subproc"``; 4 on 2 cores measured faster than 2, 6 or 8)."""
+    vec_env: str = "auto"
+    """``batch`` (``fort_env.vector.FortBatchVecEnv``: every game in C++, in this process),
+    ``subproc`` (SubprocVecEnv of ``SingleAgentEnv``, one process per env), ``dummy``
+    (DummyVecEnv, all in this process), or ``auto``: ``batch`` when the compiled core is
+    usable, else ``subproc``."""
+    env_threads: int = 1
+    """Threads of the batched C++ env (``vec_env="batch"``) stepping its games."""
     torch_threads: int = 1
     """torch threads of the learner's process (env workers always use 1)."""
     # PPO
@@ -323,12 +334,44 @@ def _env_factory(config: Config, league: League, rank: int) -> Callable[[], gymn
     return thunk
 
 
+VEC_ENVS = ("auto", "batch", "subproc", "dummy")
+
+
+def vec_env_kind(config: Config) -> str:
+    """The vector env ``config.vec_env`` resolves to: ``auto`` is ``batch`` when the compiled
+    core is usable (``fort_env.core.default_backend() == "cpp"``), else ``subproc``.
+
+    Raises:
+        ValueError: an unknown ``vec_env``.
+    """
+    if config.vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
+    if config.vec_env == "auto":
+        return "batch" if default_backend() == "cpp" else "subproc"
+    return config.vec_env
+
+
 def make_vec_env(config: Config, league: League) -> VecEnv:
-    """The ``n_envs`` training environments (:func:`make_env`) in the vector env that
-    ``config.vec_env`` names: ``SubprocVecEnv`` (``"subproc"`` with more than one env) or
-    ``DummyVecEnv`` (in this process). Not seeded: call ``seed()`` on it."""
+    """The ``n_envs`` training environments in the vector env that :func:`vec_env_kind` names:
+    ``FortBatchVecEnv`` (``"batch"``: the games in C++, opponents drawn from ``league``, in
+    SB3's ``VecMonitor`` for the episode returns), or :func:`make_env`'s ``SingleAgentEnv`` in
+    ``SubprocVecEnv`` (``"subproc"`` with more than one env) or ``DummyVecEnv`` (in this
+    process). Not seeded: call ``seed()`` on it."""
+    kind = vec_env_kind(config)
+    if kind == "batch":
+        venv = FortBatchVecEnv(
+            config.n_envs,
+            num_players=config.num_players,
+            setup=config.setup,
+            opponent_sampler=league,
+            reward=config.reward,
+            shaping=config.shaping,
+            opponent_info=decision_info,
+            threads=config.env_threads,
+        )
+        return VecMonitor(venv)
     fns = [_env_factory(config, league, i) for i in range(config.n_envs)]
-    if config.vec_env == "subproc" and config.n_envs > 1:
+    if kind == "subproc" and config.n_envs > 1:
         return SubprocVecEnv(fns, start_method="forkserver")
     return DummyVecEnv(fns)
 
