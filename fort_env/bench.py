@@ -217,6 +217,8 @@ def run_bench(
     Keys: ``engine_decisions_per_s``, ``aec_decisions_per_s``, ``games_per_s``,
     ``clone_us``, ``observation_us``, ``mask_us``, ``state_bytes``,
     ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
+    ``vector64_batch_decisions_per_s`` (``FortBatchVecEnv``, the games in C++, B = 64; None on
+    the Python backend or without the train extra),
     ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: median over rounds of Fort
     AEC / peer, measured in the same round}), ``config``;
     with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
@@ -281,12 +283,17 @@ def _run_bench(
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
     out["state_bytes"] = int(arrays + CTX_BYTES * len(s0.ctx))  # ctx: a list of int64 values
     try:
-        from .vector import vector_decisions_per_second
+        from .vector import batch_decisions_per_second, vector_decisions_per_second
     except ImportError:  # stable-baselines3 (the train extra) is not installed
-        out["vector64_decisions_per_s"] = None
+        out["vector64_decisions_per_s"] = out["vector64_batch_decisions_per_s"] = None
     else:
         rates = [vector_decisions_per_second(64, seconds, seed=r) for r in range(rounds)]
         out["vector64_decisions_per_s"] = statistics.median(rates)
+        out["vector64_batch_decisions_per_s"] = (
+            statistics.median([batch_decisions_per_second(64, seconds, r) for r in range(rounds)])
+            if game.backend == "cpp"
+            else None
+        )
     out["peers"] = {
         name: statistics.median(per_round[name]) if name in per_round else None for name in PEERS
     }
@@ -347,6 +354,9 @@ def format_bench(result: dict[str, Any]) -> str:
     vec = result.get("vector64_decisions_per_s")
     rows.append(("FortVecEnv B=64 (2p), learner decisions/s",
                  "needs the train extra" if vec is None else f"{vec:,.0f}"))  # fmt: skip
+    batch = result.get("vector64_batch_decisions_per_s")
+    rows.append(("FortBatchVecEnv B=64 (2p, C++), learner decisions/s",
+                 "needs cpp, train extra" if batch is None else f"{batch:,.0f}"))  # fmt: skip
     for name, rate in result["peers"].items():
         if rate is None:
             hint = "not installed (pip install -c constraints.txt -e '.[bench]')"
