@@ -169,14 +169,18 @@ class PPOAgent:
             )
             logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
         z = logits.numpy().astype(np.float64)
+        z[~legal] = -np.inf
         if self.deterministic:  # the most probable legal action: the largest legal logit
-            z[~legal] = -np.inf
             return np.argmax(z, axis=1).astype(np.int64)
-        return np.array(
-            [act_on_probabilities(masked_softmax(z[k], legal[k]), False, self.rng)
-             for k in range(len(z))],
-            dtype=np.int64,
-        )  # fmt: skip
+        # masked_softmax and Generator.choice(p=...) row by row, in whole-array operations:
+        # the same float64 steps (cumulative sum, normalised, searched with one uniform draw
+        # per row, in row order), so the same actions as act() from the same seed
+        probs = np.exp(z - z.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        cdf = probs.cumsum(axis=1)
+        cdf /= cdf[:, -1:]
+        draws = self.rng.random(len(z))
+        return (cdf <= draws[:, None]).sum(axis=1).astype(np.int64)
 
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, path={self.path!r})"

@@ -308,12 +308,17 @@ class FortBatchVecEnv(VecEnv):
                 applied).
         """
         buf = self._buf
-        actor, seat = buf["actor"], buf["seat"]
+        actors = buf["actor"][waiting].astype(np.int64)
+        rivals = actors - (actors > buf["seat"][waiting])  # rival index: the learner skipped
         groups: dict[int, tuple[Opponent, list[int]]] = {}
-        for k, i in enumerate(waiting.tolist()):
-            p, me = int(actor[i]), int(seat[i])
-            opponent = self._now[i][p if p < me else p - 1]
-            groups.setdefault(id(opponent), (opponent, []))[1].append(k)
+        now = self._now
+        for k, (i, r) in enumerate(zip(waiting.tolist(), rivals.tolist(), strict=True)):
+            opponent = now[i][r]
+            group = groups.get(id(opponent))
+            if group is None:
+                groups[id(opponent)] = (opponent, [k])
+            else:
+                group[1].append(k)
         actions = np.empty(waiting.size, dtype=np.int64)
         for opponent, ks in groups.values():
             envs = waiting[ks]
@@ -322,30 +327,29 @@ class FortBatchVecEnv(VecEnv):
                 chosen = act_batch(buf["obs"][envs], buf["mask"][envs])
                 actions[ks] = np.asarray(chosen, dtype=np.int64).reshape(len(ks))
                 continue
+            act = getattr(opponent, "act", None)
             for k, i in zip(ks, envs.tolist(), strict=True):
                 state = cpp_backend.wrap_core_state(self.game, self._batch.state(i))
-                p = int(actor[i])
-                info = self.opponent_info(state, p)
+                info = self.opponent_info(state, int(actors[k]))
                 observation = {
                     "observation": buf["obs"][i].copy(),
                     "action_mask": buf["mask"][i].astype(np.int8),
                 }
-                act = getattr(opponent, "act", None)
                 actions[k] = int(
                     act(observation, info) if act is not None else opponent(observation, info)
                 )
-        mask = buf["mask"]
-        n = mask.shape[1]
-        for k, i in enumerate(waiting.tolist()):
-            a = int(actions[k])
-            if not (0 <= a < n and mask[i, a]):
-                p, me = int(actor[i]), int(seat[i])
-                name = _opponent_name(self._now[i][p if p < me else p - 1])
-                raise IllegalActionError(
-                    a,
-                    self.state(i).decision.kind.name,
-                    f"not legal for seat {p} of env {i} (chosen by opponent {name!r})",
-                )
+        n = buf["mask"].shape[1]
+        legal = (actions >= 0) & (actions < n)
+        legal[legal] = buf["mask"][waiting[legal], actions[legal]]
+        if not legal.all():
+            k = int(np.flatnonzero(~legal)[0])
+            i, p = int(waiting[k]), int(actors[k])
+            name = _opponent_name(now[i][int(rivals[k])])
+            raise IllegalActionError(
+                int(actions[k]),
+                self.state(i).decision.kind.name,
+                f"not legal for seat {p} of env {i} (chosen by opponent {name!r})",
+            )
         return actions
 
     def _after_call(self, handled: np.ndarray) -> None:

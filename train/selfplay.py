@@ -108,13 +108,14 @@ class Config:
     time_budget_minutes: float | None = None
     """Stop training (and go on to the final evaluation) after this many minutes of wall time."""
     n_envs: int = 4
-    """Environments stepped together: games of the batched C++ env (``vec_env="batch"``), or
-    one process each (``"subproc"``; 4 on 2 cores measured faster than 2, 6 or 8)."""
+    """Environments stepped together: games of the batched C++ env (``vec_env="batch"``: 32
+    measured fastest for the quick preset on 2 cores, docs/performance.md), or one process
+    each (``"subproc"``; 4 on 2 cores measured faster than 2, 6 or 8)."""
     vec_env: str = "auto"
     """``batch`` (``fort_env.vector.FortBatchVecEnv``: every game in C++, in this process),
     ``subproc`` (SubprocVecEnv of ``SingleAgentEnv``, one process per env), ``dummy``
     (DummyVecEnv, all in this process), or ``auto``: ``batch`` when the compiled core is
-    usable, else ``subproc``."""
+    usable, else ``subproc`` (``dummy`` for more than two envs per core)."""
     env_threads: int = 1
     """Threads of the batched C++ env (``vec_env="batch"``) stepping its games."""
     torch_threads: int = 1
@@ -184,6 +185,8 @@ PRESETS: dict[str, Config] = {
         preset="quick",
         total_timesteps=500_000,
         time_budget_minutes=9.0,
+        n_envs=32,  # the batched env: one forward pass for 32 games (rollouts stay 2,048)
+        n_steps=64,
         opponents={"random": 0.5, "builder": 0.2, "scorer": 0.1, "opportunist": 0.1},
         snapshot_weight=0.1,
         max_snapshots=3,
@@ -196,7 +199,8 @@ PRESETS: dict[str, Config] = {
         preset="full",
         total_timesteps=20_000_000,
         time_budget_minutes=None,
-        n_steps=1024,
+        n_envs=32,
+        n_steps=128,
         learning_rate=2.5e-4,
         net_arch=(512, 256),
         opponents={"random": 0.1, "builder": 0.35, "scorer": 0.15, "opportunist": 0.15},
@@ -212,7 +216,6 @@ PRESETS: dict[str, Config] = {
         preset="tiny",
         total_timesteps=512,
         n_envs=2,
-        vec_env="dummy",
         n_steps=128,
         batch_size=64,
         n_epochs=1,
@@ -347,7 +350,10 @@ def vec_env_kind(config: Config) -> str:
     if config.vec_env not in VEC_ENVS:
         raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
     if config.vec_env == "auto":
-        return "batch" if default_backend() == "cpp" else "subproc"
+        if default_backend() == "cpp":
+            return "batch"
+        # one process per env pays off up to a couple per core; more would only cost memory
+        return "subproc" if config.n_envs <= 2 * (os.cpu_count() or 1) else "dummy"
     return config.vec_env
 
 

@@ -25,7 +25,10 @@ namespace fort {
 
 // A fixed pool of threads running one job at a time: run(count, item) calls item(k) once for
 // every k in [0, count), on the calling thread and the workers, each taking the next k as it
-// becomes free (games differ in length, so a static split would leave threads idle).
+// becomes free (games differ in length, so a static split would leave threads idle). A
+// worker joins a job only while it is open; the caller closes it when no item is left and
+// waits only for the workers that joined, so a worker the OS has not scheduled yet (a busy
+// machine) never holds a step up: the caller does its share.
 class WorkerPool {
    public:
     explicit WorkerPool(int threads) {
@@ -54,12 +57,13 @@ class WorkerPool {
             item_ = &item;
             count_ = count;
             next_.store(0);
-            active_ = static_cast<int>(workers_.size());
+            open_ = true;
             ++generation_;
         }
         start_.notify_all();
         drain(item, count);
         std::unique_lock<std::mutex> lock(mu_);
+        open_ = false;  // no worker joins from now on
         done_.wait(lock, [this] { return active_ == 0; });
         item_ = nullptr;
     }
@@ -81,6 +85,8 @@ class WorkerPool {
                 start_.wait(lock, [&] { return stop_ || generation_ != seen; });
                 if (stop_) return;
                 seen = generation_;
+                if (!open_) continue;  // woke after the job was done
+                ++active_;
                 item = item_;
                 count = count_;
             }
@@ -98,7 +104,8 @@ class WorkerPool {
     const std::function<void(int)>* item_ = nullptr;
     int count_ = 0;
     std::atomic<int> next_{0};
-    int active_ = 0;
+    int active_ = 0;  // workers inside the open job
+    bool open_ = false;
     uint64_t generation_ = 0;
     bool stop_ = false;
 };
