@@ -367,29 +367,41 @@ def test_a_python_thread_runs_while_a_long_step_runs() -> None:
 
 
 def test_a_second_thread_cannot_step_a_busy_batch() -> None:
+    """While one thread's long reset runs (GIL released), another thread's calls on the same
+    Batch are refused with RuntimeError, not run on the half-stepped envs."""
     g = cpp_backend.core_game(shared_game(4, "basic", "cpp"))
-    b = 600
+    b = 3000
     batch = core.Batch(g, b, seat=0, first_player=3)
     out, out2 = batch.buffers(), batch.buffers()
     ids = np.arange(b)
     batch.set_opponents(ids, np.full((b, 3), RANDOM, np.int32))
-    errors: list[BaseException] = []
-    started = threading.Event()
+    batch.reset(ids[:1], ids[:1], out)
+    entering = threading.Event()
 
-    def second() -> None:
-        started.wait()
-        time.sleep(0.002)
-        try:
-            batch.reset(ids[:1], ids[:1], out2)
-        except RuntimeError as e:
-            errors.append(e)
+    def long_reset() -> None:
+        entering.set()
+        batch.reset(ids, ids, out)
 
-    worker = threading.Thread(target=second)
+    worker = threading.Thread(target=long_reset)
     worker.start()
-    started.set()
-    batch.reset(ids, ids, out)
+    entering.wait()
+    time.sleep(0.05)
+    refused = []
+    for call in (
+        lambda: batch.reset(ids[:1], ids[:1], out2),
+        lambda: batch.step(ids[:1], np.zeros(1, np.int64), out2),
+        lambda: batch.state(0),
+        lambda: batch.set_opponents(ids[:1], np.zeros((1, 3), np.int32)),
+    ):
+        try:
+            call()
+        except RuntimeError as e:
+            refused.append(str(e))
+    busy = worker.is_alive()
     worker.join()
-    assert not errors or "busy" in str(errors[0])
+    assert busy, "the long reset ended before the other calls were made"
+    assert refused == ["Batch is busy: another thread is stepping it"] * 4
+    assert not out2["obs"].any()  # the refused calls wrote nothing
 
 
 # --------------------------------------------------------------------------- the boundary
