@@ -10,6 +10,10 @@ learner masks ``(B, N)`` bool in one call.
 It is SB3's ``DummyVecEnv`` (a well-kept, tested implementation of the VecEnv protocol) with
 the mask method added, so ``MaskablePPO(policy, FortVecEnv(...))`` works without the
 ``ActionMasker`` wrapper or SuperSuit's vector envs, which do not pass masks through.
+
+``FortBatchVecEnv`` is the same API over the compiled core's ``_core.Batch``: the B games are
+stepped in C++ in one call with the GIL released, built-in opponents played there too, and
+Python opponents called in groups (its docstring; ``cpp/include/fort/batch.h``).
 Requires the ``train`` extra (stable-baselines3).
 """
 

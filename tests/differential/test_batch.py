@@ -301,10 +301,11 @@ def test_batch_equals_single_agent_env_more_games(
                 rivals,
                 reward,
                 shaping=0.25,
-                num_envs=4,
-                steps=400,
+                num_envs=8,
+                steps=2000,
                 threads=2,
                 base=7 + num_players,
+                illegal=((500, 3), (1501, 6)),
             ),
             monkeypatch,
         )
