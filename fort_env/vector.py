@@ -371,14 +371,23 @@ class FortBatchVecEnv(VecEnv):
 
         Returns:
             The learner observations, float32 ``(B, D)``.
+
+        Raises:
+            ValueError: a seed outside ``[0, 2**63)`` (nothing changed).
+            RuntimeError: the env was closed.
+            IllegalActionError: a Python opponent chose an illegal action (reset again).
         """
+        if self._batch is None:
+            raise RuntimeError("this FortBatchVecEnv is closed")
+        for i, s in enumerate(self._seeds):
+            if s is not None and not 0 <= int(s) < 2**63:
+                raise ValueError(f"seed of env {i} must be in [0, 2**63), got {s}")
+        self._started = False
         seeds = np.full(self.num_envs, -1, dtype=np.int64)
         for i, s in enumerate(self._seeds):
             if s is None and not self._seeded[i]:
                 s = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> 1)
             if s is not None:
-                if not 0 <= int(s) < 2**63:
-                    raise ValueError(f"seed of env {i} must be in [0, 2**63), got {s}")
                 seeds[i] = int(s)
                 self._rngs[i] = np.random.default_rng(int(s))
                 self._seeded[i] = True
@@ -412,8 +421,9 @@ class FortBatchVecEnv(VecEnv):
         (dealing the next game where one ended).
 
         Raises:
-            RuntimeError: ``reset()`` was not called first.
-            IllegalActionError: a Python opponent chose an illegal action.
+            RuntimeError: ``reset()`` was not called first (or since a failed step).
+            IllegalActionError: a Python opponent chose an illegal action: nothing of it was
+                applied, but the learners' actions were, so the envs must be reset.
         """
         if not self._started or self._actions is None:
             raise RuntimeError("call reset() before step()")
@@ -421,9 +431,11 @@ class FortBatchVecEnv(VecEnv):
         buf = self._buf
         handled = np.zeros(self.num_envs, dtype=bool)
         self._ended_opponents = {}
+        self._started = False  # until every env waits for its learner again
         self._batch.step(self._ids, actions, buf)
         self._after_call(handled)
         self._play_external(handled)
+        self._started = True
         dones = buf["done"].copy()
         return buf["obs"].copy(), buf["reward"].copy(), dones, self._infos(dones)
 
@@ -453,6 +465,7 @@ class FortBatchVecEnv(VecEnv):
 
     def close(self) -> None:
         """Stop the C++ worker threads (the env cannot be used after)."""
+        self._started = False
         self._batch = None  # type: ignore[assignment]
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:

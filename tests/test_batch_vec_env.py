@@ -246,6 +246,11 @@ def test_bad_input_gives_one_clear_error() -> None:
         venv.step(np.zeros(3, np.int64))
     with pytest.raises(TypeError, match="actions must be integers"):
         venv.step(np.zeros(2))
+    venv.seed(2**63)
+    rngs = list(venv._rngs)
+    with pytest.raises(ValueError, match=r"seed of env 0 must be in \[0, 2\*\*63\)"):
+        venv.reset()
+    assert venv._rngs == rngs  # nothing changed
     assert opponent_code(None) == opponent_code("random") == 0
     assert opponent_code(LastLegal()) == core.EXTERNAL
 
@@ -271,6 +276,11 @@ def test_an_opponents_illegal_action_raises_naming_it() -> None:
         rng = np.random.default_rng(0)
         for _ in range(50):
             venv.step(random_legal_actions(venv.action_masks(), rng))
+    with pytest.raises(RuntimeError, match="call reset"):  # half-stepped envs: reset first
+        venv.step(np.zeros(2, np.int64))
+    venv.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        venv.reset()
 
 
 def test_maskable_ppo_learns_on_it() -> None:
