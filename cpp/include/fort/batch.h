@@ -24,7 +24,7 @@
 // and stored as float32: 0 until the game ends, then the learner's final reward (win_loss: +1
 // for a winner, -1 else; rank: 1 - 2 k / (n - 1) for place k, ties sharing the mean of their
 // places; score_margin: (own total - best rival total) / SCORE_TRIGGER); plus, with shaping
-// w > 0, w * (phi(s') - phi(s)) per learner step, phi = (own total - best rival total) / 25,
+// w != 0, w * (phi(s') - phi(s)) per learner step, phi = (own total - best rival total) / 25,
 // s and s' the positions at the learner's consecutive decisions (or the end). An illegal
 // learner action ends its episode with reward illegal_reward and nothing applied.
 //
@@ -48,7 +48,7 @@
 
 namespace fort {
 
-// A seat code (BatchEnv rival codes): a policy.h Policy code (0 .. NUM_POLICIES - 1), or:
+// A seat code (Batch::set_opponents, Batch::seat_codes): a policy.h Policy code, or:
 inline constexpr int EXTERNAL = -1;  // Python acts for the seat
 inline constexpr int LEARNER = -2;   // the learner's seat (per-seat table only)
 
