@@ -136,6 +136,52 @@ class PPOAgent:
         probs = self.action_probabilities(observation["observation"], mask)
         return act_on_probabilities(probs, self.deterministic, self.rng)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for K decisions at once, with one forward pass (``fort_env.vector
+        .FortBatchVecEnv`` calls it for the envs waiting for this agent).
+
+        Args:
+            observations: float32 ``(K, D)``, each the acting seat's own view.
+            masks: ``(K, N)``, nonzero for the legal actions (each row has one).
+
+        Returns:
+            int64 ``(K,)``: row k's most probable legal action, or a draw from its masked
+            policy (``deterministic=False``, rows in order from the agent's generator), as
+            :meth:`act` would choose for that row.
+
+        Raises:
+            ValueError: observations of another size than the policy's.
+        """
+        import torch
+        from stable_baselines3.common.policies import BasePolicy
+
+        obs = np.asarray(observations, dtype=np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.observation_size:
+            raise ValueError(
+                f"{self.path or 'this policy'} takes observations of {self.observation_size} "
+                f"entries; got shape {obs.shape}"
+            )
+        legal = np.asarray(masks).astype(bool)
+        policy = self.policy
+        with torch.no_grad():
+            features = BasePolicy.extract_features(
+                policy, torch.as_tensor(obs), policy.pi_features_extractor
+            )
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+        z = logits.numpy().astype(np.float64)
+        z[~legal] = -np.inf
+        if self.deterministic:  # the most probable legal action: the largest legal logit
+            return np.argmax(z, axis=1).astype(np.int64)
+        # masked_softmax and Generator.choice(p=...) row by row, in whole-array operations:
+        # the same float64 steps (cumulative sum, normalised, searched with one uniform draw
+        # per row, in row order), so the same actions as act() from the same seed
+        probs = np.exp(z - z.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        cdf = probs.cumsum(axis=1)
+        cdf /= cdf[:, -1:]
+        draws = self.rng.random(len(z))
+        return (cdf <= draws[:, None]).sum(axis=1).astype(np.int64)
+
     def __repr__(self) -> str:
         return f"PPOAgent(name={self.name!r}, path={self.path!r})"
 

@@ -16,6 +16,7 @@ class RandomAgent(BaseAgent):
     """Takes each legal action with equal probability, from its own seeded generator."""
 
     name = "random"
+    cpp_policy = "random"  # the batched env (fort_env.vector) plays it in C++ (same law)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
         legal = legal_from(observation, info)

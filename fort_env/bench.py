@@ -330,6 +330,8 @@ def run_bench(
     ``vector64_decisions_per_s`` (``FortVecEnv`` with B = 64, or None without the train extra),
     ``playout_decisions_per_s`` (``fort_env.playout``: random playouts inside the C++ core, one
     thread; None on the Python backend),
+    ``vector64_batch_decisions_per_s`` (``FortBatchVecEnv``, the games in C++, B = 64; None on
+    the Python backend or without the train extra),
     ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: median over rounds of Fort
     AEC / peer, measured in the same round}), ``engine_peers`` ({OpenSpiel game: decisions/s
     in the engine loop, or None without ``open_spiel``}), ``engine_ratios`` ({game: median
@@ -400,12 +402,17 @@ def _run_bench(
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
     out["state_bytes"] = int(arrays + CTX_BYTES * len(s0.ctx))  # ctx: a list of int64 values
     try:
-        from .vector import vector_decisions_per_second
+        from .vector import batch_decisions_per_second, vector_decisions_per_second
     except ImportError:  # stable-baselines3 (the train extra) is not installed
-        out["vector64_decisions_per_s"] = None
+        out["vector64_decisions_per_s"] = out["vector64_batch_decisions_per_s"] = None
     else:
         rates = [vector_decisions_per_second(64, seconds, seed=r) for r in range(rounds)]
         out["vector64_decisions_per_s"] = statistics.median(rates)
+        out["vector64_batch_decisions_per_s"] = (
+            statistics.median([batch_decisions_per_second(64, seconds, r) for r in range(rounds)])
+            if game.backend == "cpp"
+            else None
+        )
     from .playout import playout_decisions_per_second  # random playouts inside the C++ core
 
     playout_rates = [x for r in range(rounds if game.backend == "cpp" else 0)
@@ -485,6 +492,9 @@ def format_bench(result: dict[str, Any]) -> str:
     vec = result.get("vector64_decisions_per_s")
     rows.append(("FortVecEnv B=64 (2p), learner decisions/s",
                  "needs the train extra" if vec is None else f"{vec:,.0f}"))  # fmt: skip
+    batch = result.get("vector64_batch_decisions_per_s")
+    rows.append(("FortBatchVecEnv B=64 (2p, C++), learner decisions/s",
+                 "needs cpp, train extra" if batch is None else f"{batch:,.0f}"))  # fmt: skip
     pl = result.get("playout_decisions_per_s")
     rows.append(("playouts inside C++ (random, 1 thread), decisions/s",
                  "cpp backend only" if pl is None else f"{pl:,.0f}"))  # fmt: skip

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .cards import ADVANCE, ATOM, REPEAT, THEN, Effect, count_verb
-from .constants import MADE_UP_RULES, PERKS, SEED_LIMIT, ZONES
+from .constants import MADE_UP_RULES, PERKS, POLICIES, SEED_LIMIT, ZONES
 from .core import BACKENDS, STATE_CLASSES, FortGame, FortState
 from .decisions import DecisionKind
 from .errors import ConfigError, IllegalActionError
@@ -535,3 +535,27 @@ for _name in _VIEW_NAMES:
     setattr(CppFortState, _name, _view_property(_name))
 
 STATE_CLASSES["cpp"] = CppFortState
+
+
+# --------------------------------------------------------------------------- the batched env
+# The batched vector env (fort_env.vector.FortBatchVecEnv) plays an opponent named in
+# constants.POLICIES (or with a ``cpp_policy`` attribute naming it) inside C++.
+
+
+def policy_code(name: str) -> int:
+    """The code of the built-in policy ``name`` (:data:`fort_env.constants.POLICIES`).
+
+    Raises:
+        ConfigError: no such built-in policy (or the compiled core does not have it).
+    """
+    if name in POLICIES:
+        code = POLICIES.index(name)
+        if code < int(getattr(require(), "NUM_POLICIES", 0)):
+            return code
+    raise ConfigError(f"no built-in policy {name!r}; the compiled core has {list(POLICIES)}")
+
+
+def wrap_core_state(game: FortGame, core_state: Any) -> CppFortState:
+    """A :class:`CppFortState` of ``game`` over ``core_state`` (a ``_core.State`` of that game,
+    e.g. ``_core.Batch.state(i)``'s copy), not copied again."""
+    return CppFortState._wrap(game, core_state)

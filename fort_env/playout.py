@@ -44,7 +44,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import cpp_backend
-from .constants import SEED_LIMIT
+from .constants import POLICIES, SEED_LIMIT
 from .core import FortGame, FortState
 from .errors import ConfigError
 from .inputs import SEED_RANGE, check_seed
@@ -64,9 +64,6 @@ __all__ = [
     "policy_code",
 ]
 
-# The built-in policies by code (index). Shared with C++ (constants.h: POLICY_<NAME>,
-# NUM_POLICIES): append only, so that codes keep their meaning.
-POLICIES: tuple[str, ...] = ("random",)
 MAX_PLAYOUT_DECISIONS = 100_000  # a guard, not a rule (module docstring); shared with C++
 MAX_PLAYOUT_THREADS = 256  # threads of one batched call; shared with C++
 BENCH_BATCH = 8  # playouts per deal in playout_decisions_per_second

@@ -175,6 +175,7 @@ class _UniformRandom:
     """The default opponent: uniform over the legal actions, seeded by the env."""
 
     name = "random"
+    cpp_policy = "random"  # the batched env (fort_env.vector) plays it in C++ (same law)
 
     def __init__(self) -> None:
         self.rng = np.random.default_rng()

@@ -254,13 +254,13 @@ def _views(out: list[str], const: Any) -> None:
 
 def _playouts(out: list[str], const: Any) -> None:
     """The built-in policies' codes (``fort::Policy``, policy.h) and the playouts' limits."""
-    from fort_env import playout
+    from fort_env import constants, playout
 
     out.append("")
-    out.append("// fort_env/playout.py: built-in policies by code (POLICIES), playout limits")
-    for code, name in enumerate(playout.POLICIES):
+    out.append("// built-in policies by code (constants.POLICIES), playout limits (fort_env/playout.py)")
+    for code, name in enumerate(constants.POLICIES):
         const(f"POLICY_{_cname(name)}", code, name)
-    const("NUM_POLICIES", len(playout.POLICIES))
+    const("NUM_POLICIES", len(constants.POLICIES))
     const("MAX_PLAYOUT_DECISIONS", playout.MAX_PLAYOUT_DECISIONS, "a guard, not a rule")
     const("MAX_PLAYOUT_THREADS", playout.MAX_PLAYOUT_THREADS, "threads of one batched call")
 

@@ -243,6 +243,35 @@ def test_ppo_agent_probabilities_match_the_masked_policy(tiny_run: Path) -> None
         state.apply_action(int(legal[rng.integers(len(legal))]))
 
 
+def test_ppo_agent_act_batch_is_act_row_by_row(tiny_run: Path) -> None:
+    """One forward pass over K positions chooses what ``act`` chooses for each (the most
+    probable action; and, sampling, the same draws from the same seed)."""
+    from fort_env import FortGame
+
+    game = FortGame(2)
+    observations, masks = [], []
+    for seed in range(12):
+        state = game.new_initial_state(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(0, 40))):
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        observations.append(state.observation_tensor(state.current_player()))
+        masks.append(state.legal_actions_mask())
+    obs, mask = np.stack(observations), np.stack(masks)
+    path = tiny_run / "model.safetensors"
+    for spec in (f"ppo:{path}", f"ppo:{path}:deterministic=0"):
+        one, batched = agents.make(spec, seed=5), agents.make(spec, seed=5)
+        rows = [
+            one.act({"observation": o, "action_mask": m.astype(np.int8)}, {})
+            for o, m in zip(obs, mask, strict=True)
+        ]
+        together = batched.act_batch(obs, mask)  # type: ignore[attr-defined]
+        assert together.dtype == np.int64 and together.tolist() == rows
+        assert mask[np.arange(len(rows)), together].all()
+    with pytest.raises(ValueError, match="takes observations of"):
+        batched.act_batch(obs[:, :10], mask)  # type: ignore[attr-defined]
+
+
 def test_lr_schedule_is_linear_to_the_final_fraction() -> None:
     """SB3's LinearSchedule from learning_rate (progress 1) to lr_final_fraction of it (0)."""
     import pickle

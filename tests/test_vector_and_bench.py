@@ -59,6 +59,8 @@ def test_bench_reports_every_figure() -> None:
             "vector64_decisions_per_s")  # fmt: skip
     for key in keys:
         assert result[key] is not None and result[key] > 0, key
+    batch = result["vector64_batch_decisions_per_s"]  # the C++ batch: on the cpp backend only
+    assert batch > 0 if result["config"]["backend"] == "cpp" else batch is None
     assert set(result["peers"]) == {"connect_four_v3", "texas_holdem_v4 (4p)"}
     assert set(result["engine_peers"]) == set(result["engine_ratios"]) == set(ENGINE_PEERS)
     text = format_bench(result)
@@ -82,7 +84,7 @@ def test_openspiel_loop_counts_decisions_not_chance_outcomes() -> None:
 
 
 # A rollout of the quick preset's learner cut short: 4 envs x 16 steps, one update epoch.
-TINY_PPO = {"warmup": 0, "n_steps": 16, "n_epochs": 1}
+TINY_PPO = {"warmup": 0, "n_envs": 4, "n_steps": 16, "n_epochs": 1}
 
 
 def test_ppo_rollout_share_is_a_proportion() -> None:

@@ -30,6 +30,18 @@ class _TimedOpponent:
         self.kind = kind
         self.clock = clock
         self.name = getattr(opponent, "name", repr(opponent))
+        # what the batched env reads: a built-in policy plays in C++ (its time is the env's),
+        # a batched policy acts for a group of games at once
+        if isinstance(getattr(opponent, "cpp_policy", None), str):
+            self.cpp_policy = opponent.cpp_policy
+        if callable(getattr(opponent, "act_batch", None)):
+            self.act_batch = self._act_batch
+
+    def _act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        start = time.perf_counter()
+        actions = self.opponent.act_batch(observations, masks)
+        self.clock[self.kind] += time.perf_counter() - start
+        return np.asarray(actions)
 
     def seed(self, seed: int | None) -> None:
         seed_fn = getattr(self.opponent, "seed", None)
@@ -140,7 +152,10 @@ def ppo_rollout_share(
         return {"error": f"needs the train extra ({TRAIN_EXTRA}): {e}"}
     if rollouts < 1:
         raise ValueError(f"rollouts must be >= 1, got {rollouts}")
-    config = selfplay.make_config(preset, seed=seed, vec_env="dummy", **overrides)
+    config = selfplay.make_config(preset, seed=seed, **overrides)
+    if selfplay.vec_env_kind(config) == "subproc":  # its time cannot be split: in process
+        config = selfplay.make_config(preset, seed=seed, **{**overrides, "vec_env": "dummy"})
+    vec_kind = selfplay.vec_env_kind(config)
     threads = torch.get_num_threads()
     torch.set_num_threads(config.torch_threads)
     clock: dict[str, float] = defaultdict(float)
@@ -195,7 +210,11 @@ def ppo_rollout_share(
     env_share = env_s / rollout_s
     return {
         "preset": preset,
-        "vec_env": "DummyVecEnv (in process)",
+        "vec_env": {
+            "batch": "FortBatchVecEnv (C++, in process)",
+            "dummy": "DummyVecEnv (in process)",
+            "subproc": "SubprocVecEnv",
+        }[vec_kind],
         "n_envs": config.n_envs,
         "n_steps": config.n_steps,
         "net_arch": list(config.net_arch),

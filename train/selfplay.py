@@ -7,9 +7,12 @@ Run it as ``fort-env train --preset quick --out runs/quick`` (or ``python -m tra
    holds ``quick`` (minutes on a 2-core CPU, beats ``random``), ``full`` (hours, aims at
    ``heuristic``) and ``tiny`` (seconds; the smoke test). Any field can be overridden.
 2. **Seeding**: one block seeds Python, NumPy, torch, the model and the environments.
-3. **Environments**: ``n_envs`` copies of :class:`fort_env.wrappers.SingleAgentEnv` in SB3
-   vector envs (``SubprocVecEnv`` over the cores by default, one torch thread per worker). The
-   learner's seat rotates over episodes; opponents are drawn from the league at each reset.
+3. **Environments**: ``n_envs`` games of :class:`fort_env.wrappers.SingleAgentEnv`'s rules in
+   one SB3 vector env: by default :class:`fort_env.vector.FortBatchVecEnv` (every game stepped
+   in C++, the league's ``random`` played there too, the other opponents grouped and called
+   from this process), or, without the compiled core, ``SubprocVecEnv`` (one process per
+   env). The learner's seat rotates over episodes; opponents are drawn from the league for
+   each game.
 4. **League** (:class:`League`): a weighted mix of the zoo's bots (``random``, the heuristics)
    and frozen snapshots of the learner (``ppo:PATH``), added whenever an evaluation shows the
    learner has improved (at most ``max_snapshots``, the newest kept).
@@ -60,11 +63,13 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import LinearSchedule
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 import agents
 from agents.policy_file import load_into_model, save_checkpoint_files, save_policy
 from agents.tournament import decision_info, format_table, run_tournament
+from fort_env.core import default_backend
+from fort_env.vector import FortBatchVecEnv
 from fort_env.wrappers import SingleAgentEnv
 from train.progress import ProgressCallback
 
@@ -81,6 +86,7 @@ __all__ = [
     "make_vec_env",
     "plot_learning_curve",
     "run",
+    "vec_env_kind",
 ]
 
 
@@ -102,10 +108,16 @@ class Config:
     time_budget_minutes: float | None = None
     """Stop training (and go on to the final evaluation) after this many minutes of wall time."""
     n_envs: int = 4
-    """Environments run in parallel (one process each with ``vec_env="subproc"``; 4 on 2
-    cores measured faster than 2, 6 or 8)."""
-    vec_env: str = "subproc"
-    """``subproc`` (SubprocVecEnv, one process per env) or ``dummy`` (all in this process)."""
+    """Environments stepped together: games of the batched C++ env (``vec_env="batch"``: 32
+    measured fastest for the quick preset on 2 cores, docs/performance.md), or one process
+    each (``"subproc"``; 4 on 2 cores measured faster than 2, 6 or 8)."""
+    vec_env: str = "auto"
+    """``batch`` (``fort_env.vector.FortBatchVecEnv``: every game in C++, in this process),
+    ``subproc`` (SubprocVecEnv of ``SingleAgentEnv``, one process per env), ``dummy``
+    (DummyVecEnv, all in this process), or ``auto``: ``batch`` when the compiled core is
+    usable, else ``subproc`` (``dummy`` for more than two envs per core)."""
+    env_threads: int = 1
+    """Threads of the batched C++ env (``vec_env="batch"``) stepping its games."""
     torch_threads: int = 1
     """torch threads of the learner's process (env workers always use 1)."""
     # PPO
@@ -173,6 +185,8 @@ PRESETS: dict[str, Config] = {
         preset="quick",
         total_timesteps=500_000,
         time_budget_minutes=9.0,
+        n_envs=32,  # the batched env: one forward pass for 32 games (rollouts stay 2,048)
+        n_steps=64,
         opponents={"random": 0.5, "builder": 0.2, "scorer": 0.1, "opportunist": 0.1},
         snapshot_weight=0.1,
         max_snapshots=3,
@@ -185,7 +199,8 @@ PRESETS: dict[str, Config] = {
         preset="full",
         total_timesteps=20_000_000,
         time_budget_minutes=None,
-        n_steps=1024,
+        n_envs=32,
+        n_steps=128,
         learning_rate=2.5e-4,
         net_arch=(512, 256),
         opponents={"random": 0.1, "builder": 0.35, "scorer": 0.15, "opportunist": 0.15},
@@ -201,7 +216,6 @@ PRESETS: dict[str, Config] = {
         preset="tiny",
         total_timesteps=512,
         n_envs=2,
-        vec_env="dummy",
         n_steps=128,
         batch_size=64,
         n_epochs=1,
@@ -323,12 +337,47 @@ def _env_factory(config: Config, league: League, rank: int) -> Callable[[], gymn
     return thunk
 
 
+VEC_ENVS = ("auto", "batch", "subproc", "dummy")
+
+
+def vec_env_kind(config: Config) -> str:
+    """The vector env ``config.vec_env`` resolves to: ``auto`` is ``batch`` when the compiled
+    core is usable (``fort_env.core.default_backend() == "cpp"``), else ``subproc``.
+
+    Raises:
+        ValueError: an unknown ``vec_env``.
+    """
+    if config.vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {VEC_ENVS}, got {config.vec_env!r}")
+    if config.vec_env == "auto":
+        if default_backend() == "cpp":
+            return "batch"
+        # one process per env pays off up to a couple per core; more would only cost memory
+        return "subproc" if config.n_envs <= 2 * (os.cpu_count() or 1) else "dummy"
+    return config.vec_env
+
+
 def make_vec_env(config: Config, league: League) -> VecEnv:
-    """The ``n_envs`` training environments (:func:`make_env`) in the vector env that
-    ``config.vec_env`` names: ``SubprocVecEnv`` (``"subproc"`` with more than one env) or
-    ``DummyVecEnv`` (in this process). Not seeded: call ``seed()`` on it."""
+    """The ``n_envs`` training environments in the vector env that :func:`vec_env_kind` names:
+    ``FortBatchVecEnv`` (``"batch"``: the games in C++, opponents drawn from ``league``, in
+    SB3's ``VecMonitor`` for the episode returns), or :func:`make_env`'s ``SingleAgentEnv`` in
+    ``SubprocVecEnv`` (``"subproc"`` with more than one env) or ``DummyVecEnv`` (in this
+    process). Not seeded: call ``seed()`` on it."""
+    kind = vec_env_kind(config)
+    if kind == "batch":
+        venv = FortBatchVecEnv(
+            config.n_envs,
+            num_players=config.num_players,
+            setup=config.setup,
+            opponent_sampler=league,
+            reward=config.reward,
+            shaping=config.shaping,
+            opponent_info=decision_info,
+            threads=config.env_threads,
+        )
+        return VecMonitor(venv)
     fns = [_env_factory(config, league, i) for i in range(config.n_envs)]
-    if config.vec_env == "subproc" and config.n_envs > 1:
+    if kind == "subproc" and config.n_envs > 1:
         return SubprocVecEnv(fns, start_method="forkserver")
     return DummyVecEnv(fns)
 

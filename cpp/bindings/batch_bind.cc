@@ -1,0 +1,307 @@
+// _core.Batch: the batched vector env (cpp/include/fort/batch.h) as Python sees it. Thin:
+// every argument and buffer is checked here, with the GIL held, before the GIL is released
+// for the step; the env's logic is in src/batch.cc.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bind_common.h"
+#include "fort/batch.h"
+#include "fort/constants.h"
+#include "fort/policy.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// The most threads a Batch may start (more than any machine it runs on has cores).
+constexpr int64_t MAX_THREADS = 256;
+
+std::string short_repr(const py::handle& v) { return py::repr(v).cast<std::string>().substr(0, 80); }
+
+// A Python int or numpy integer (not a bool), or nullopt-like failure.
+bool int_value(const py::handle& v, int64_t* out) {
+    PyObject* o = v.ptr();
+    if (PyBool_Check(o) || !PyIndex_Check(o)) return false;
+    if (!PyLong_Check(o) && !py::isinstance(v, py::module_::import("numpy").attr("integer")))
+        return false;
+    py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+    if (!i) throw py::error_already_set();
+    return fort_bind::as_i64(i.ptr(), out);
+}
+
+int64_t int_arg(const py::handle& v, const char* name, int64_t lo, int64_t hi) {
+    int64_t x = 0;
+    if (!int_value(v, &x) || x < lo || x > hi)
+        throw py::value_error(std::string(name) + " must be an int in [" + std::to_string(lo) +
+                              ", " + std::to_string(hi) + "], got " + short_repr(v));
+    return x;
+}
+
+// SingleAgentEnv's check of seat / first_player: None (-1) or a seat in [0, n).
+int seat_arg(const py::handle& v, const char* name, int n) {
+    if (v.is_none()) return -1;
+    int64_t x = -1;
+    if (!int_value(v, &x) || x < 0 || x >= n)
+        fort_bind::raise_fort_error("ConfigError", std::string(name) + " must be None or in [0, " +
+                                                       std::to_string(n) + "), got " + short_repr(v));
+    return static_cast<int>(x);
+}
+
+double float_arg(const py::handle& v, const char* name) {
+    PyObject* o = v.ptr();
+    const bool number = !PyBool_Check(o) && (PyFloat_Check(o) || PyLong_Check(o) ||
+                                             py::isinstance(v, py::module_::import("numpy").attr("number")));
+    double x = number ? PyFloat_AsDouble(o) : NAN;
+    if (x == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    if (!std::isfinite(x))
+        throw py::value_error(std::string(name) + " must be a finite float, got " + short_repr(v));
+    return x;
+}
+
+fort::RewardMode reward_arg(const py::handle& v) {
+    static const char* const MODES[] = {"win_loss", "rank", "score_margin"};  // env.REWARD_MODES
+    if (py::isinstance<py::str>(v)) {
+        const auto s = v.cast<std::string>();
+        for (int m = 0; m < 3; ++m)
+            if (s == MODES[m]) return static_cast<fort::RewardMode>(m);
+    }
+    fort_bind::raise_fort_error(
+        "ConfigError",
+        "reward must be one of ('win_loss', 'rank', 'score_margin'), got " + short_repr(v));
+}
+
+// A 1-d (or, with cols > 0, 2-d (len, cols)) numpy integer array as int64 values, C order.
+std::vector<int64_t> int_array(const py::handle& v, const char* name, int64_t length,
+                               int64_t cols = 0) {
+    const auto shape = [&]() -> std::string {
+        return cols > 0 ? "(" + std::to_string(length) + ", " + std::to_string(cols) + ")"
+                        : (length >= 0 ? "(" + std::to_string(length) + ",)" : "(K,)");
+    };
+    if (!py::isinstance<py::array>(v))
+        throw py::type_error(std::string(name) + " must be a numpy integer array of shape " +
+                             shape() + ", got " + py::str(py::type::of(v)).cast<std::string>());
+    auto a = py::reinterpret_borrow<py::array>(v);
+    const char kind = a.dtype().kind();
+    if (kind != 'i' && kind != 'u')
+        throw py::type_error(std::string(name) + " must be a numpy integer array, got dtype " +
+                             py::str(a.dtype()).cast<std::string>());
+    const bool ok = cols > 0 ? a.ndim() == 2 && a.shape(0) == length && a.shape(1) == cols
+                             : a.ndim() == 1 && (length < 0 || a.shape(0) == length);
+    if (!ok)
+        throw py::value_error(std::string(name) + " must have shape " + shape() + ", got " +
+                              py::str(a.attr("shape")).cast<std::string>());
+    auto c = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
+    if (!c) throw py::error_already_set();
+    return std::vector<int64_t>(c.data(), c.data() + c.size());
+}
+
+// The buffers of a call (batch.h BatchOut), checked, and references that keep them alive
+// while the GIL is released.
+struct Buffers {
+    fort::BatchOut out;
+    std::vector<py::array> keep;
+};
+
+std::string shape_str(const std::vector<py::ssize_t>& shape) {
+    std::string out = "(";
+    for (size_t k = 0; k < shape.size(); ++k)
+        out += std::to_string(shape[k]) + (shape.size() == 1 ? "," : k + 1 < shape.size() ? ", " : "");
+    return out + ")";
+}
+
+// out[name]: a writeable C-contiguous numpy array of dtype T and exactly `shape`, else
+// ValueError naming the buffer and what is wrong (the messages are built only then: this
+// runs for ten buffers on every call).
+template <typename T>
+T* buffer(Buffers& b, const py::dict& d, const char* name, const std::vector<py::ssize_t>& shape) {
+    const auto describe = [&] {
+        return py::str(py::dtype::of<T>()).cast<std::string>() + " array of shape " +
+               shape_str(shape);
+    };
+    PyObject* item = PyDict_GetItemString(d.ptr(), name);  // borrowed
+    if (item == nullptr)
+        throw py::value_error(std::string("out has no buffer '") + name + "' (a " + describe() +
+                              "); Batch.buffers() makes them all");
+    py::handle v(item);
+    if (!py::isinstance<py::array>(v))
+        throw py::value_error(std::string("out['") + name + "'] must be a numpy " + describe() +
+                              ", got " + py::str(py::type::of(v)).cast<std::string>());
+    auto a = py::reinterpret_borrow<py::array>(v);
+    if (!a.dtype().is(py::dtype::of<T>()))
+        throw py::value_error(std::string("out['") + name + "'] must be a " + describe() +
+                              ", got dtype " + py::str(a.dtype()).cast<std::string>());
+    bool same = a.ndim() == static_cast<py::ssize_t>(shape.size());
+    for (size_t k = 0; same && k < shape.size(); ++k) same = a.shape(k) == shape[k];
+    if (!same)
+        throw py::value_error(std::string("out['") + name + "'] must be a " + describe() +
+                              ", got shape " + py::str(a.attr("shape")).cast<std::string>());
+    if (!(a.flags() & py::array::c_style))
+        throw py::value_error(std::string("out['") + name + "'] must be C-contiguous");
+    if (!a.writeable()) throw py::value_error(std::string("out['") + name + "'] must be writeable");
+    b.keep.push_back(a);
+    return static_cast<T*>(a.mutable_data());
+}
+
+Buffers buffers(const fort::Batch& batch, const py::handle& out) {
+    if (!py::isinstance<py::dict>(out))
+        throw py::type_error("out must be a dict of numpy arrays (Batch.buffers()), got " +
+                             py::str(py::type::of(out)).cast<std::string>());
+    const auto d = py::reinterpret_borrow<py::dict>(out);
+    const py::ssize_t b = batch.num_envs(), D = batch.observation_size(), N = batch.num_actions();
+    Buffers bs;
+    bs.out.obs = buffer<float>(bs, d, "obs", {b, D});
+    bs.out.mask = buffer<bool>(bs, d, "mask", {b, N});
+    bs.out.actor = buffer<int8_t>(bs, d, "actor", {b});
+    bs.out.seat = buffer<int8_t>(bs, d, "seat", {b});
+    bs.out.game_seed = buffer<int64_t>(bs, d, "game_seed", {b});
+    bs.out.reward = buffer<float>(bs, d, "reward", {b});
+    bs.out.done = buffer<bool>(bs, d, "done", {b});
+    bs.out.illegal = buffer<bool>(bs, d, "illegal", {b});
+    bs.out.terminal_obs = buffer<float>(bs, d, "terminal_obs", {b, D});
+    bs.out.end_info = buffer<int64_t>(bs, d, "end_info", {b, fort::END_FIELDS});
+    return bs;
+}
+
+py::dict new_buffers(const fort::Batch& batch) {
+    const py::ssize_t b = batch.num_envs(), D = batch.observation_size(), N = batch.num_actions();
+    auto zeros = [](py::dtype dt, std::vector<py::ssize_t> shape) {
+        return py::module_::import("numpy").attr("zeros")(py::tuple(py::cast(shape)), dt);
+    };
+    py::dict d;
+    d["obs"] = zeros(py::dtype::of<float>(), {b, D});
+    d["mask"] = zeros(py::dtype::of<bool>(), {b, N});
+    d["actor"] = zeros(py::dtype::of<int8_t>(), {b});
+    d["seat"] = zeros(py::dtype::of<int8_t>(), {b});
+    d["game_seed"] = zeros(py::dtype::of<int64_t>(), {b});
+    d["reward"] = zeros(py::dtype::of<float>(), {b});
+    d["done"] = zeros(py::dtype::of<bool>(), {b});
+    d["illegal"] = zeros(py::dtype::of<bool>(), {b});
+    d["terminal_obs"] = zeros(py::dtype::of<float>(), {b, D});
+    d["end_info"] = zeros(py::dtype::of<int64_t>(), {b, fort::END_FIELDS});
+    return d;
+}
+
+}  // namespace
+
+void bind_batch(py::module_& m) {
+    m.attr("NUM_POLICIES") = fort::NUM_POLICIES;
+    m.attr("EXTERNAL") = fort::EXTERNAL;
+    m.attr("LEARNER") = fort::LEARNER;
+    m.attr("POLICY_STREAM") = py::int_(fort::POLICY_STREAM);
+    py::dict end;
+    end["seat"] = fort::END_SEAT;
+    end["game_seed"] = fort::END_GAME_SEED;
+    end["winners"] = fort::END_WINNERS;
+    m.attr("END_INFO") = end;
+
+    py::class_<fort::Batch>(m, "Batch", R"doc(B single-agent games of one Game stepped in one call
+(cpp/include/fort/batch.h is the spec: seats, seeds, rewards, buffers, threads).
+
+Batch(game, num_envs, seat=None, first_player=None, reward="win_loss", shaping=0.0,
+      illegal_reward=-1.0, threads=1)
+
+Raises ValueError for num_envs < 1, threads outside [1, 256], a non-finite shaping or
+illegal_reward; ConfigError for a bad seat, first_player or reward mode (SingleAgentEnv's
+messages).)doc")
+        .def(py::init([](std::shared_ptr<fort::Game> game, const py::object& num_envs,
+                         const py::object& seat, const py::object& first_player,
+                         const py::object& reward, const py::object& shaping,
+                         const py::object& illegal_reward, const py::object& threads) {
+                 fort::BatchOptions o;
+                 o.num_envs = static_cast<int>(int_arg(num_envs, "num_envs", 1, 1 << 20));
+                 o.seat = seat_arg(seat, "seat", game->num_players);
+                 o.first_player = seat_arg(first_player, "first_player", game->num_players);
+                 o.reward = reward_arg(reward);
+                 o.shaping = float_arg(shaping, "shaping");
+                 o.illegal_reward = float_arg(illegal_reward, "illegal_reward");
+                 o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
+                 return std::make_unique<fort::Batch>(std::move(game), o);
+             }),
+             py::arg("game"), py::arg("num_envs"), py::arg("seat") = py::none(),
+             py::arg("first_player") = py::none(), py::arg("reward") = "win_loss",
+             py::arg("shaping") = 0.0, py::arg("illegal_reward") = -1.0, py::arg("threads") = 1)
+        .def_property_readonly("num_envs", &fort::Batch::num_envs)
+        .def_property_readonly("num_players", &fort::Batch::num_players)
+        .def_property_readonly("observation_size", &fort::Batch::observation_size)
+        .def_property_readonly("num_actions", &fort::Batch::num_actions)
+        .def_property_readonly("threads", &fort::Batch::threads)
+        .def("buffers", &new_buffers,
+             "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
+             "actor int8 (B,), seat int8 (B,), game_seed int64 (B,), reward float32 (B,), "
+             "done bool (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 "
+             "(B, 3) (batch.h BatchOut).")
+        .def(
+            "set_opponents",
+            [](fort::Batch& b, const py::handle& env_ids, const py::handle& codes) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const int64_t rivals = b.num_players() - 1;
+                const std::vector<int64_t> c =
+                    int_array(codes, "codes", static_cast<int64_t>(ids.size()), rivals);
+                std::vector<int32_t> c32(c.size());
+                for (size_t k = 0; k < c.size(); ++k)
+                    c32[k] = c[k] < INT32_MIN || c[k] > INT32_MAX ? INT32_MIN
+                                                                 : static_cast<int32_t>(c[k]);
+                b.set_opponents(ids.data(), static_cast<int>(ids.size()), c32.data());
+            },
+            py::arg("env_ids"), py::arg("codes"),
+            "The rivals of each listed env's games from its next deal: codes int (K, n - 1), a "
+            "built-in policy code (policy.h) or EXTERNAL (-1) per rival seat in seat order. "
+            "Raises ValueError (nothing changed) for a bad env id or code.")
+        .def(
+            "reset",
+            [](fort::Batch& b, const py::handle& env_ids, const py::handle& seeds,
+               const py::handle& out) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const std::vector<int64_t> s =
+                    int_array(seeds, "seeds", static_cast<int64_t>(ids.size()));
+                Buffers bs = buffers(b, out);
+                py::gil_scoped_release release;
+                b.reset(ids.data(), static_cast<int>(ids.size()), s.data(), bs.out);
+            },
+            py::arg("env_ids"), py::arg("seeds"), py::arg("out"),
+            "Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next "
+            "game), play it up to the learner or an external seat, write the envs' rows of "
+            "`out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
+            "changed) for bad arguments or buffers; RuntimeError naming an env that failed.")
+        .def(
+            "step",
+            [](fort::Batch& b, const py::handle& env_ids, const py::handle& actions,
+               const py::handle& out) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const std::vector<int64_t> a =
+                    int_array(actions, "actions", static_cast<int64_t>(ids.size()));
+                Buffers bs = buffers(b, out);
+                py::gil_scoped_release release;
+                b.step(ids.data(), static_cast<int>(ids.size()), a.data(), bs.out);
+            },
+            py::arg("env_ids"), py::arg("actions"), py::arg("out"),
+            "Apply actions[k] for the seat to act in env env_ids[k] (the learner's: any int, an "
+            "illegal one ends its episode; an external seat's: a legal action), play on to the "
+            "learner or an external seat (auto-reset at the end of a game), write the envs' "
+            "rows of `out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
+            "changed) for bad arguments or buffers, an env not reset or an external seat's "
+            "illegal action; RuntimeError naming an env that failed inside (reset it).")
+        .def(
+            "state",
+            [](const fort::Batch& b, const py::handle& i) {
+                return b.state(static_cast<int>(int_arg(i, "env", 0, b.num_envs() - 1)));
+            },
+            py::arg("env"),
+            "A copy of env i's current state (a State). Raises ValueError for a bad env or one "
+            "not reset.")
+        .def(
+            "seat_codes",
+            [](const fort::Batch& b, const py::handle& i) {
+                return b.seat_codes(static_cast<int>(int_arg(i, "env", 0, b.num_envs() - 1)));
+            },
+            py::arg("env"),
+            "Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code.");
+}
