@@ -257,7 +257,7 @@ def _playouts(out: list[str], const: Any) -> None:
     from fort_env import constants, playout
 
     out.append("")
-    out.append("// built-in policies by code (constants.POLICIES), playout limits (fort_env/playout.py)")
+    out.append("// built-in policies by code (constants.POLICIES); playout limits (playout.py)")
     for code, name in enumerate(constants.POLICIES):
         const(f"POLICY_{_cname(name)}", code, name)
     const("NUM_POLICIES", len(constants.POLICIES))

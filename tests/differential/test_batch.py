@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fort_env import cpp_backend, wrappers
+from fort_env import cpp_backend, playout, wrappers
 from fort_env.core import FortState
 from fort_env.rng import EventRng
 from fort_env.state_arrays import C_SEED
@@ -102,8 +102,9 @@ def _patched_seed(rng: np.random.Generator) -> int:
 
 
 def _info(state: FortState, seat: int) -> dict[str, Any]:
-    """``minimal_info`` plus the game's seed (the built-in policy's stream is keyed by it)."""
-    return {**wrappers.minimal_info(state, seat), "seed": int(state.ctx[C_SEED])}
+    """``minimal_info`` plus the game's seed (the built-in policy's stream is keyed by it) and
+    the state, which the built-in policy's Python twin reads (fort_env.playout)."""
+    return {**wrappers.minimal_info(state, seat), "seed": int(state.ctx[C_SEED]), "state": state}
 
 
 def external(ref: list[Reference]) -> Callable[[Mapping[str, Any], Mapping[str, Any]], int]:
@@ -116,15 +117,16 @@ def external(ref: list[Reference]) -> Callable[[Mapping[str, Any], Mapping[str, 
 
 
 def builtin_random(ref: list[Reference]) -> Callable[[Mapping[str, Any], Mapping[str, Any]], int]:
-    """A built-in ``random`` seat, replayed from batch.h's documented stream."""
+    """A built-in ``random`` seat, replayed from batch.h's documented stream by the policy's
+    Python twin (``fort_env.playout.policy_action``)."""
 
     def act(observation: Mapping[str, Any], info: Mapping[str, Any]) -> int:
         draws = ref[0].draws
         seed = info["seed"]
         j = draws.get(seed, 0)
         draws[seed] = j + 1
-        legal = info["legal_actions"]
-        return int(legal[EventRng(seed ^ core.POLICY_STREAM, j).below(len(legal))])
+        rng = EventRng(seed ^ core.POLICY_STREAM, j)
+        return playout.policy_action(info["state"], "random", rng)
 
     return act
 

@@ -337,7 +337,7 @@ inline constexpr int64_t NUM_PLAIN_SUITS = 6;
 inline constexpr int64_t RESAMPLE_EVENT = 0;
 inline constexpr int64_t HIDDEN_RIVAL_ZONES[5] = {2, 3, 10, 11, 6};
 
-// built-in policies by code (constants.POLICIES), playout limits (fort_env/playout.py)
+// built-in policies by code (constants.POLICIES); playout limits (playout.py)
 inline constexpr int64_t POLICY_RANDOM = 0;  // random
 inline constexpr int64_t NUM_POLICIES = 1;
 inline constexpr int64_t MAX_PLAYOUT_DECISIONS = 100000;  // a guard, not a rule
