@@ -50,6 +50,12 @@ def test_smoke_writes_every_output(tiny_run: Path) -> None:
     for final in summary["final"].values():
         assert 0.0 <= final["win_rate"] <= 1.0 and final["games"] == 2
     assert summary["evals"] and summary["history"]
+    # every periodic evaluation records its game count and each rate's Wilson 95% interval
+    for entry in summary["evals"]:
+        assert entry["games"] == config["eval_games"]
+        for opponent in config["eval_opponents"]:
+            low, high = entry["ci95"][opponent]
+            assert 0.0 <= low <= entry[opponent] <= high <= 1.0
     # The league grew a frozen snapshot of the learner (tiny preset: snapshot_weight > 0).
     assert any(spec.startswith("ppo:") for spec in summary["league"])
     assert list((tiny_run / "league").glob("snapshot_*.safetensors"))
@@ -177,6 +183,41 @@ def test_cli_registers_on_a_typer_app(tmp_path: Path) -> None:
     assert all((out / name).is_file() for name in OUTPUTS)
     again = runner.invoke(app, args)  # the run exists: refuse to overwrite it silently
     assert again.exit_code == 1 and "--resume" in again.output
+
+
+def test_learning_curve_plots_intervals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The evaluation panel draws each periodic rate with its recorded interval, and takes
+    older entries without one; the metadata keys are not plotted as opponents."""
+    from matplotlib.axes import Axes
+
+    calls: list[tuple[list[float], list[float], list[list[float]], str]] = []
+    errorbar = Axes.errorbar
+
+    def spy(self: Axes, x: object, y: object, yerr: object = None, **kw: object) -> object:
+        calls.append((list(x), list(y), yerr, str(kw.get("label"))))  # type: ignore[call-overload]
+        return errorbar(self, x, y, yerr=yerr, **kw)
+
+    monkeypatch.setattr(Axes, "errorbar", spy)
+    summary = {
+        "timesteps": 300,
+        "history": [{"timesteps": 100, "train_win_rate": {"all": 0.5}}],
+        "evals": [
+            {"timesteps": 100, "wall_seconds": 1.0, "heuristic": 0.25},  # an older run's entry
+            {
+                "timesteps": 200,
+                "wall_seconds": 2.0,
+                "heuristic": 0.5,
+                "games": 40,
+                "ci95": {"heuristic": [0.35, 0.65]},
+            },
+        ],
+    }
+    selfplay.plot_learning_curve(summary, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    [(xs, ys, yerr, label)] = calls  # one series: heuristic (not games, ci95, wall_seconds)
+    assert xs == [100, 200] and ys == [0.25, 0.5]
+    np.testing.assert_allclose(yerr, [[0.0, 0.15], [0.0, 0.15]])
+    assert label == "vs heuristic (40 games each)"
 
 
 def test_presets_and_overrides() -> None:

@@ -171,7 +171,7 @@ class Config:
     final_eval_opponents: tuple[str, ...] = ("random", "heuristic")
     """Opponents of the final evaluation."""
     eval_workers: int = 2
-    """Processes for the final evaluation's tournaments (periodic ones run in this process)."""
+    """Processes playing the evaluations' tournaments (periodic and final; training waits)."""
     deterministic_eval: bool = True
     """The trained agent plays its most probable action in evaluations (``ppo:PATH``)."""
     log_window: int = 200
@@ -191,8 +191,11 @@ PRESETS: dict[str, Config] = {
         snapshot_weight=0.1,
         max_snapshots=3,
         eval_freq=100_000,
-        eval_games=20,
-        eval_opponents=("heuristic", "random"),
+        # 200 games (about 10 s against the heuristic on one core): a 95% interval of
+        # about +-7 points, where 20 games gave +-21 (docs/agents.md, "Training: what limits it")
+        eval_games=200,
+        eval_opponents=("heuristic",),
+        final_eval_games=200,
     ),
     # Hours: the league of bots and snapshots, aiming at `heuristic`.
     "full": Config(
@@ -207,8 +210,8 @@ PRESETS: dict[str, Config] = {
         snapshot_weight=0.25,
         max_snapshots=8,
         eval_freq=250_000,
-        eval_games=40,
-        eval_opponents=("heuristic", "random"),
+        eval_games=200,  # 40 games gave +-15 points: too few to see a trend
+        eval_opponents=("heuristic",),
         final_eval_games=200,
     ),
     # Seconds: the smoke test (tests/test_train.py).
@@ -338,6 +341,13 @@ def _env_factory(config: Config, league: League, rank: int) -> Callable[[], gymn
 
 
 VEC_ENVS = ("auto", "batch", "subproc", "dummy")
+EVAL_SEED_OFFSET = 7
+"""Periodic evaluations play the deals of seed ``config.seed + EVAL_SEED_OFFSET`` (every time)."""
+FINAL_EVAL_SEED_OFFSET = 100_000
+"""The final evaluation's deals: seed ``config.seed + FINAL_EVAL_SEED_OFFSET`` (others than
+the periodic ones')."""
+EVAL_META_KEYS = ("timesteps", "wall_seconds", "games", "ci95")
+"""Keys of an entry of ``eval.json``'s ``evals`` that are not an opponent's win rate."""
 
 
 def vec_env_kind(config: Config) -> str:
@@ -534,16 +544,31 @@ class SelfPlayCallback(BaseCallback):
         self.state["last_eval"] = self.num_timesteps
         cfg = self.config
         ckpt = save_checkpoint(self.model, self.out, self.league, self.state, cfg)
+        # The same seed at every evaluation: each one replays the same deals (paired
+        # evaluations), so successive rates differ by the learner, not by the deals.
         results = evaluate(
-            ckpt, cfg.eval_opponents, cfg.eval_games, cfg, workers=1, seed=cfg.seed + 7
+            ckpt,
+            cfg.eval_opponents,
+            cfg.eval_games,
+            cfg,
+            workers=cfg.eval_workers,
+            seed=cfg.seed + EVAL_SEED_OFFSET,
         )
-        rates = {}
+        rates, intervals = {}, {}
         for opponent, result in results.items():
-            rate, _ = model_win_rate(result)
-            rates[opponent] = rate
+            rate, ci = model_win_rate(result)
+            rates[opponent], intervals[opponent] = rate, ci
             self.logger.record(f"eval/win_rate_vs_{opponent}", rate)
+            self.logger.record(f"eval/win_rate_vs_{opponent}_ci95_low", ci[0])
+            self.logger.record(f"eval/win_rate_vs_{opponent}_ci95_high", ci[1])
         self.state["evals"].append(
-            {"timesteps": self.num_timesteps, "wall_seconds": round(self.elapsed(), 1), **rates}
+            {
+                "timesteps": self.num_timesteps,
+                "wall_seconds": round(self.elapsed(), 1),
+                **rates,
+                "games": cfg.eval_games,
+                "ci95": intervals,
+            }
         )
         key = rates[cfg.eval_opponents[0]]
         if cfg.snapshot_weight > 0 and key >= self.state["best"]:
@@ -551,8 +576,14 @@ class SelfPlayCallback(BaseCallback):
             self.add_snapshot()
         save_state(self.out, self.league, self.state)
         if self.verbose:
-            shown = ", ".join(f"{k} {v:.2f}" for k, v in rates.items())
-            print(f"[{self.num_timesteps} steps, {self.elapsed():.0f} s] eval win rate: {shown}")
+            shown = ", ".join(
+                f"{k} {v:.2f} [{intervals[k][0]:.2f}, {intervals[k][1]:.2f}]"
+                for k, v in rates.items()
+            )
+            print(
+                f"[{self.num_timesteps} steps, {self.elapsed():.0f} s] eval win rate "
+                f"({cfg.eval_games} games each, Wilson 95% interval): {shown}"
+            )
 
     def add_snapshot(self) -> None:
         """Freeze the learner into ``league/`` and send the grown league to the workers."""
@@ -629,7 +660,8 @@ def load_state(out: Path) -> tuple[dict[str, Any], League]:
 
 # --------------------------------------------------------------------------- plots
 def plot_learning_curve(eval_json: Mapping[str, Any], path: Path) -> None:
-    """Training win rates (rolling, per opponent kind) and periodic evaluations vs timesteps."""
+    """Training win rates (rolling, per opponent kind) and the evaluations' win rates (with
+    their Wilson 95% intervals) against learner timesteps (samples), saved as a PNG."""
     from matplotlib.figure import Figure  # no pyplot: the caller's backend is left alone
 
     history = eval_json["history"]
@@ -650,10 +682,20 @@ def plot_learning_curve(eval_json: Mapping[str, Any], path: Path) -> None:
     ax1.grid(alpha=0.3)
     if kinds:
         ax1.legend(fontsize=8, loc="best")
-    opponents = sorted({k for e in evals for k in e if k not in ("timesteps", "wall_seconds")})
+    opponents = sorted({k for e in evals for k in e if k not in EVAL_META_KEYS})
     for opponent in opponents:
-        pts = [(e["timesteps"], e[opponent]) for e in evals if opponent in e]
-        ax2.plot(*zip(*pts, strict=True), marker="o", label=f"vs {opponent}")
+        pts = [e for e in evals if opponent in e]
+        xs = [e["timesteps"] for e in pts]
+        ys = [e[opponent] for e in pts]
+        # Wilson 95% intervals where the run recorded them (older runs did not)
+        cis = [e.get("ci95", {}).get(opponent, (y, y)) for e, y in zip(pts, ys, strict=True)]
+        yerr = [
+            [y - lo for y, (lo, _) in zip(ys, cis, strict=True)],
+            [hi - y for y, (_, hi) in zip(ys, cis, strict=True)],
+        ]
+        games = {e.get("games") for e in pts} - {None}
+        label = f"vs {opponent}" + (f" ({max(games)} games each)" if games else "")
+        ax2.errorbar(xs, ys, yerr=yerr, marker="o", capsize=3, label=label)
     for opponent, final in eval_json.get("final", {}).items():
         ax2.errorbar(
             [eval_json["timesteps"]],
@@ -666,7 +708,11 @@ def plot_learning_curve(eval_json: Mapping[str, Any], path: Path) -> None:
             capsize=4,
             label=f"final vs {opponent} ({final['games']} games)",
         )
-    ax2.set(title="evaluation (tournaments)", xlabel="learner timesteps", ylim=(0, 1.02))
+    ax2.set(
+        title="evaluation win rate (tournaments)",
+        xlabel="learner timesteps (samples)",
+        ylim=(0, 1.02),
+    )
     ax2.grid(alpha=0.3)
     ax2.legend(fontsize=8, loc="best")
     fig.tight_layout()
@@ -761,7 +807,7 @@ def run(
         config.final_eval_games,
         config,
         workers=config.eval_workers,
-        seed=config.seed + 100_000,
+        seed=config.seed + FINAL_EVAL_SEED_OFFSET,
     )
     eval_seconds = time.perf_counter() - t0
     summary = {
