@@ -1,6 +1,7 @@
 """Small ablations of the ``quick`` training preset (issue 17): one short run per change.
 
-Every run starts from the ``quick`` preset with the same seed and the same budget of learner
+Every run starts from the ``quick`` preset (with the league it had then, ``RANDOM_LEAGUE``)
+with the same seed and the same budget of learner
 timesteps (``--timesteps``, capped by ``--minutes`` of wall time), then plays the same fixed
 evaluation deals (``--games`` 2-player games against ``heuristic``, seeded from the run's
 seed, so every row plays the same deals) and appends one JSON line per run to
@@ -29,7 +30,10 @@ sys.path.insert(0, str(ROOT))
 
 from train import selfplay  # noqa: E402
 
+RANDOM_LEAGUE = {"random": 0.5, "builder": 0.2, "scorer": 0.1, "opportunist": 0.1}
+"""The quick preset's league when these ablations ran (every row starts from it)."""
 HEURISTIC_LEAGUE = {"random": 0.1, "builder": 0.5, "scorer": 0.2, "opportunist": 0.2}
+"""The league the ``league_heuristic`` row tried (the quick preset's since)."""
 
 ABLATIONS: dict[str, dict[str, Any]] = {
     "baseline": {},
@@ -64,6 +68,7 @@ def main() -> None:
             "final_eval_opponents": ("heuristic",),
             "final_eval_games": args.games,
             "eval_workers": 1,
+            "opponents": RANDOM_LEAGUE,
             **change,
         }
         config = selfplay.make_config("quick", **overrides)
