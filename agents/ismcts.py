@@ -24,6 +24,22 @@ The action played is the root's most visited child. The budget per searched deci
 limit); ``ms`` gives the time limit in milliseconds instead (``ismcts:ms=50`` is
 ``ismcts:seconds=0.05``). Root decisions that are not branching kinds go to the heuristic.
 
+Two engines run this search. ``engine="cpp"`` (the default whenever the compiled core is
+usable, ``engine="auto"``) runs all of it in C++ (``cpp/include/fort/ismcts.h``), with the
+``builder`` heuristic and the evaluation ported there (``rollout_policy.h``, ``evaluation.h``,
+checked against the Python ones by ``tests/test_ismcts.py``), some thousands of iterations a
+second rather than a few dozen; ``engine="python"`` runs the code below. The C++ search also
+offers progressive widening (``widen``: a node gets a new child only while fewer than
+``widen * visits ** widen_alpha`` of its children are available) and the move ordering of the
+builder's scores at expansion (with ``rollout="heuristic"``), and ``kinds="all"`` lets every
+decision kind branch the tree.
+
+The C++ search never sees the true state: the agent draws one determinisation
+``determinize(rng)`` (a state of the seat's information set, hidden cards re-dealt) and hands
+that to C++, which re-deals it again for every iteration (``_core.resample_hidden`` is a function
+of the information set and the seed). With an iteration budget its choice depends only on what
+the seat can see and the agent's seed (``tests/test_ismcts.py`` permutes the hidden cards).
+
 Needs ``info["determinize"]`` (the tournament runner gives it); raises
 :class:`~agents.base.MissingInfoError` without it.
 """
@@ -37,15 +53,15 @@ from typing import Any
 
 import numpy as np
 
-from fort_env import FortState
+from fort_env import FortState, cpp_backend
 from fort_env.decisions import DecisionKind as K
 
 from .base import BaseAgent, MissingInfoError, legal_from
-from .evaluation import WEIGHTS, evaluate_all
+from .evaluation import WEIGHTS, Weights, evaluate_all
 from .greedy import HeuristicPolicy
 from .heuristics import BuilderAgent
 
-__all__ = ["ISMCTSAgent"]
+__all__ = ["ISMCTSAgent", "weights_sequence"]
 
 DEFAULT_TREE_KINDS = frozenset(
     (
@@ -79,56 +95,149 @@ class Node:
         self.reward = 0.0
 
 
+ENGINES = ("auto", "cpp", "python")
+RIVALS = ("tree", "policy")
+PYTHON_ITERATIONS = 200  # the Python engine's default iteration budget
+CPP_ITERATIONS = 2_000  # the C++ engine's without a time limit (with one: no cap)
+SEED_LIMIT = 2**62  # seeds of the C++ search (fort_env.constants.SEED_LIMIT)
+
+
+def weights_sequence(w: Weights) -> list[float]:
+    """``w`` as the flat list ``_core.ismcts_search`` takes (``cpp/include/fort/evaluation.h``):
+    ``level_value`` (6), then useful, surplus, pack, lookout, rule, cards, perks, scale,
+    end_scale."""
+    return [
+        *w.level_value, w.useful, w.surplus, w.pack, w.lookout, w.rule, w.cards, w.perks,
+        w.scale, w.end_scale,
+    ]  # fmt: skip
+
+
+def parse_kinds(kinds: str) -> frozenset[int]:
+    """The decision kinds named by ``kinds`` (``ISMCTSAgent``'s argument).
+
+    Raises:
+        ValueError: an empty name or one that is neither ``default``, ``all`` nor a
+            ``DecisionKind`` (the message lists them).
+    """
+    out: set[int] = set()
+    for name in str(kinds).split("+"):
+        key = name.strip().upper()
+        if key == "DEFAULT":
+            out |= DEFAULT_TREE_KINDS
+        elif key == "ALL":
+            out |= set(K)
+        elif key in K.__members__:
+            out.add(K[key])
+        else:
+            names = ", ".join(k.name.lower() for k in K)
+            raise ValueError(
+                f"kinds must be 'default', 'all' or decision kinds joined by '+' ({names}); "
+                f"got {name!r} in {kinds!r}"
+            )
+    return frozenset(int(k) for k in out)
+
+
 class ISMCTSAgent(BaseAgent):
     """SO-ISMCTS over determinisations (module docstring).
 
     Args:
-        iterations: iterations per searched decision.
+        iterations: iterations per searched decision; ``None``: 200 on the Python engine, on
+            the C++ engine 2,000 without a time limit and no cap with one.
         seconds: time limit per searched decision (0: none).
         ms: the time limit in milliseconds instead of ``seconds`` (give one of the two).
         c: UCB1 exploration constant (values are in [0, 1]).
-        rollout: ``"heuristic"`` or ``"random"`` default policy.
+        rollout: ``"heuristic"`` (the builder) or ``"random"`` default policy.
         extra_turns: turn ends to play past the horizon before evaluating.
         evaluation: the weights of the evaluation function (``agents.evaluation.WEIGHTS``).
+        engine: ``"cpp"``, ``"python"`` or ``"auto"`` (C++ when the compiled core is usable).
+        widen: progressive widening's coefficient (C++ engine; 0: off).
+        widen_alpha: progressive widening's exponent, in (0, 1].
+        kinds: the decision kinds that branch the tree (the others go to the heuristic, also
+            at the root): ``"default"`` (``DEFAULT_TREE_KINDS``), ``"all"``, or kinds joined
+            by ``+``, e.g. ``"default+pick_rule+pack"`` (names of
+            ``fort_env.decisions.DecisionKind``, any case).
+        rivals: ``"tree"`` (rivals' decisions branch the tree too) or ``"policy"`` (the
+            rollout policy makes them: an opponent model; C++ engine).
         seed: the agent's seed.
 
     Raises:
-        ValueError: an unknown ``rollout``; both ``seconds`` and ``ms``; a negative or
-            infinite time limit.
+        ValueError: an unknown ``rollout``, ``evaluation``, ``engine`` or ``kinds``; both
+            ``seconds`` and ``ms``; a negative or infinite time limit, ``c``, ``widen``;
+            ``iterations < 1``, ``extra_turns < 0``, ``widen_alpha`` outside (0, 1]; options
+            of the C++ engine with ``engine="python"``.
+        fort_env.errors.ConfigError: ``engine="cpp"`` without a usable compiled core.
     """
 
     name = "ismcts"
 
     def __init__(
         self,
-        iterations: int = 200,
+        iterations: int | None = None,
         seconds: float = 0.0,
         ms: float | None = None,
         c: float = 0.1,
         rollout: str = "heuristic",
         extra_turns: int = 0,
         evaluation: str = "fitted",
+        engine: str = "auto",
+        widen: float = 0.0,
+        widen_alpha: float = 0.5,
+        kinds: str = "default",
+        rivals: str = "tree",
         seed: int | None = None,
     ) -> None:
         super().__init__(None, seed)
         if rollout not in ("heuristic", "random"):
             raise ValueError(f"rollout must be 'heuristic' or 'random', got {rollout!r}")
-        self.iterations = int(iterations)
+        if evaluation not in WEIGHTS:
+            raise ValueError(f"evaluation must be one of {sorted(WEIGHTS)}, got {evaluation!r}")
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+        tree_kinds = parse_kinds(kinds)
+        if rivals not in RIVALS:
+            raise ValueError(f"rivals must be one of {RIVALS}, got {rivals!r}")
         if ms is not None:
             if seconds:
                 raise ValueError(f"give seconds or ms, not both (seconds={seconds}, ms={ms})")
             seconds = float(ms) / 1000.0
         if not (float(seconds) >= 0 and math.isfinite(float(seconds))):
             raise ValueError(f"the time limit must be finite and at least 0, got {seconds} s")
+        for label, value in (("c", c), ("widen", widen)):
+            if not (float(value) >= 0 and math.isfinite(float(value))):
+                raise ValueError(f"{label} must be finite and at least 0, got {value}")
+        if not 0 < float(widen_alpha) <= 1:
+            raise ValueError(f"widen_alpha must be in (0, 1], got {widen_alpha}")
+        if iterations is not None and int(iterations) < 1:
+            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        if int(extra_turns) < 0:
+            raise ValueError(f"extra_turns must be at least 0, got {extra_turns}")
+        if engine == "cpp":
+            cpp_backend.require()  # ConfigError saying why, now rather than mid-game
+        self.engine = (
+            engine if engine != "auto" else ("cpp" if cpp_backend.available() else "python")
+        )
+        if self.engine == "python" and (widen or rivals != "tree"):
+            raise ValueError("widen and rivals='policy' need the C++ engine (engine='cpp')")
         self.seconds = float(seconds)
+        if iterations is None:
+            if self.engine == "python":
+                iterations = PYTHON_ITERATIONS
+            else:
+                iterations = CPP_ITERATIONS if self.seconds == 0 else 2**62
+        self.iterations = int(iterations)
         self.c = float(c)
         self.rollout = rollout
         self.extra_turns = int(extra_turns)
         self.weights = WEIGHTS[evaluation]
-        self.tree_kinds = DEFAULT_TREE_KINDS
+        self.widen = float(widen)
+        self.widen_alpha = float(widen_alpha)
+        self.kinds = kinds
+        self.rivals = rivals
+        self.tree_kinds = tree_kinds
         self.fallback = BuilderAgent()
         self.policy = HeuristicPolicy(BuilderAgent())
         self.last_iterations = 0  # iterations run by the last search (for reports)
+        self.last_search: dict[str, Any] = {}  # the C++ search's last result (for reports)
         self.seed(seed)
 
     def seed(self, seed: int | None) -> None:
@@ -150,7 +259,36 @@ class ISMCTSAgent(BaseAgent):
             raise MissingInfoError(
                 "ismcts needs info['determinize'] (play it with the tournament runner)"
             )
+        if self.engine == "cpp":
+            return self.search_cpp(determinize, int(info["seat"]), legal)
         return self.search(determinize, int(info["seat"]), legal)
+
+    def search_cpp(self, determinize: Any, seat: int, legal: list[int]) -> int:
+        """Run the C++ search from one determinisation (module docstring); the best action."""
+        position = determinize(self.rng)  # a state of the seat's information set, no more
+        if not isinstance(position, cpp_backend.CppFortState):
+            position = cpp_backend.CppFortState.from_state(position)  # a Python-backend game
+        result = cpp_backend.require().ismcts_search(
+            position.core_state,
+            seat,
+            seed=int(self.rng.integers(SEED_LIMIT)),
+            iterations=self.iterations,
+            seconds=self.seconds,
+            c=self.c,
+            rollout="builder" if self.rollout == "heuristic" else "random",
+            extra_turns=self.extra_turns,
+            tree_kinds=sorted(int(k) for k in self.tree_kinds),
+            rivals_in_tree=self.rivals == "tree",
+            widen_c=self.widen,
+            widen_alpha=self.widen_alpha,
+            weights=weights_sequence(self.weights),
+        )
+        self.last_iterations = int(result["iterations"])
+        self.last_search = result
+        action = int(result["action"])
+        if action not in legal:  # the seat's legal actions are the same in its information set
+            raise RuntimeError(f"the C++ search returned {action}, not among the legal {legal}")
+        return action
 
     # ------------------------------------------------------------------ search
     def search(self, determinize: Any, seat: int, legal: list[int]) -> int:

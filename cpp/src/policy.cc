@@ -7,6 +7,7 @@
 
 #include "fort/flow.h"
 #include "fort/handlers.h"
+#include "fort/rollout_policy.h"
 #include "fort/search.h"
 
 namespace fort {
@@ -25,6 +26,8 @@ int policy_action(Policy policy, State& state, EventRng& rng) {
     switch (policy) {
         case Policy::RANDOM:
             return random_action(state, rng);
+        case Policy::BUILDER:
+            return builder_action(state, legal_actions(state), rng);
     }
     throw std::invalid_argument("policy: unknown policy code " +
                                 std::to_string(static_cast<int>(policy)));

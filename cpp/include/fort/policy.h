@@ -18,8 +18,9 @@ namespace fort {
 // The policies by code (Python names in fort_env/cpp_backend.py: POLICIES).
 enum class Policy : int {
     RANDOM = 0,  // uniform over the exact legal actions (search.h legal_actions)
+    BUILDER = 1,  // the builder heuristic (rollout_policy.h)
 };
-inline constexpr int NUM_POLICIES = 1;
+inline constexpr int NUM_POLICIES = 2;
 
 // The built-in policy `policy`'s action for the acting seat of a non-terminal state, drawn
 // with `rng`. Throws std::logic_error if the state has no legal action (a state the rules
