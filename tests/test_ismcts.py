@@ -39,7 +39,7 @@ FRIENDSHIP_BRACELET = RULE_INDEX["Friendship Bracelet"]
 W = weights_sequence(FITTED)
 SETTINGS = dict(
     iterations=200, seconds=0.0, c=0.1, rollout="builder", extra_turns=0, tree_kinds=None,
-    rivals_in_tree=True,
+    rivals_in_tree=True, bias=0.0, margin=0.0,
     widen_c=0.0, widen_alpha=0.5, weights=W,
 )  # fmt: skip
 _GAMES: dict[tuple[int, str], FortGame] = {}
@@ -298,24 +298,28 @@ def test_agent_uses_the_cpp_engine_and_keeps_the_python_one() -> None:
     a = agents.make("ismcts:ms=50")
     assert (a.seconds, a.iterations) == (0.05, 2**62)  # type: ignore[attr-defined]
     assert agents.make("ismcts").iterations == 2000  # type: ignore[attr-defined]
-    assert agents.make("ismcts:engine=python").iterations == 200  # type: ignore[attr-defined]
+    python = agents.make("ismcts:engine=python")
+    assert (python.iterations, python.widen, python.rivals) == (200, 0.0, "tree")  # type: ignore[attr-defined]
+    cpp = agents.make("ismcts")
+    assert (cpp.widen, cpp.rivals) == (1.0, "policy")  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("backend", ["cpp", "python"])
 def test_agent_plays_legal_games_on_both_backends(backend: str) -> None:
     game = FortGame(2, backend=backend)
     bots = [
-        agents.make("ismcts:iterations=30:kinds=all:widen=1", seed=1),
+        agents.make("ismcts:iterations=30:kinds=all:rivals=tree:bias=0.1:margin=0.01", seed=1),
         agents.make("builder", seed=2),
     ]
     _record, state = play_game(game, bots, seed=4)  # raises if an action is illegal
     assert state.is_terminal() and bots[0].last_iterations == 30  # type: ignore[attr-defined]
 
 
-def test_agent_plays_the_winning_card() -> None:
+@pytest.mark.parametrize("rivals", ["tree", "policy"])
+def test_agent_plays_the_winning_card(rivals: str) -> None:
     s = win_now()
     for seed in range(3):
-        agent = agents.make("ismcts:iterations=200", seed=seed)
+        agent = agents.make(f"ismcts:iterations=200:rivals={rivals}", seed=seed)
         assert s.action_to_string(choose(agent, s)).startswith("play Doc")  # type: ignore[arg-type]
 
 
@@ -351,9 +355,21 @@ def test_agent_choice_does_not_depend_on_the_hidden_cards() -> None:
         ("ismcts:evaluation=best", "evaluation must be one of"),
         ("ismcts:c=-1", "c must be finite"),
         ("ismcts:engine=python:widen=1", "need the C.. engine"),
+        ("ismcts:rivals=some", "rivals must be one of"),
+        ("ismcts:bias=-1", "bias must be finite"),
+        ("ismcts:margin=nan", "margin must be finite"),
         ("ismcts:speed=3", "takes"),
     ],
 )
 def test_bad_settings_give_clear_errors(spec: str, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         agents.make(spec)
+
+
+def test_python_engine_models_rivals_by_the_heuristic_too() -> None:
+    bots = [
+        agents.make("ismcts:engine=python:iterations=5:rivals=policy", seed=3),
+        agents.make("builder", seed=4),
+    ]
+    _record, state = play_game(game_for(2), bots, seed=6)
+    assert state.is_terminal() and bots[0].last_iterations == 5  # type: ignore[attr-defined]

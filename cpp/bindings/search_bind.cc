@@ -102,7 +102,8 @@ void bind_search(py::module_& m) {
            const py::handle& iterations, const py::handle& seconds, const py::handle& c,
            const std::string& rollout, const py::handle& extra_turns, const py::object& tree_kinds,
            const py::handle& rivals_in_tree, const py::handle& widen_c,
-           const py::handle& widen_alpha, const py::handle& weights) {
+           const py::handle& widen_alpha, const py::handle& bias, const py::handle& margin,
+           const py::handle& weights) {
             fort::SearchSettings s;
             const int p = static_cast<int>(int_arg(seat, "seat", 0, state.num_players - 1));
             s.seed = static_cast<uint64_t>(int_arg(seed, "seed", 0, fort::SEED_LIMIT - 1));
@@ -131,6 +132,8 @@ void bind_search(py::module_& m) {
             s.rivals_in_tree = rivals_in_tree.cast<bool>();
             s.widen_c = float_arg(widen_c, "widen_c");
             s.widen_alpha = float_arg(widen_alpha, "widen_alpha");
+            s.bias = float_arg(bias, "bias");
+            s.margin = float_arg(margin, "margin");
             s.weights = weights_arg(weights);
             const fort::State position = checked_copy(state);
             fort::SearchResult r;
@@ -151,7 +154,7 @@ void bind_search(py::module_& m) {
         py::arg("state"), py::arg("seat"), py::kw_only(), py::arg("seed"), py::arg("iterations"),
         py::arg("seconds"), py::arg("c"), py::arg("rollout"), py::arg("extra_turns"),
         py::arg("tree_kinds"), py::arg("rivals_in_tree"), py::arg("widen_c"),
-        py::arg("widen_alpha"), py::arg("weights"),
+        py::arg("widen_alpha"), py::arg("bias"), py::arg("margin"), py::arg("weights"),
         R"doc(IS-MCTS for `seat`'s pending decision (cpp/include/fort/ismcts.h).
 
 `state` is read only through resample_hidden(state, seat, .) and for the root's legal
@@ -159,7 +162,9 @@ actions, so any state of seat's information set gives the same answer. seed: int
 [0, 2**62); iterations >= 1; seconds >= 0 (0: no time limit); c >= 0; rollout 'builder' or
 'random'; extra_turns in [0, 1000]; tree_kinds: decision kinds that branch (None: the
 default set); rivals_in_tree: whether rivals' decisions branch too (a bool); widen_c >= 0
-(0: no progressive widening), widen_alpha in (0, 1]; weights: the 15 numbers of
+(0: no progressive widening), widen_alpha in (0, 1]; bias >= 0 (progressive bias towards
+the builder's choice); margin >= 0 (keep the builder's root choice unless beaten by more);
+weights: the 15 numbers of
 agents.evaluation.Weights (level_value first). Returns a dict: action,
 iterations, seconds, actions/visits/values (the root's children), nodes. Raises ValueError or
 TypeError naming a bad argument, ValueError for a state that is over or whose acting seat is

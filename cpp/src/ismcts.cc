@@ -31,7 +31,8 @@ struct Node {
     int next_sibling = -1;
     int64_t visits = 0;
     int64_t avail = 0;
-    double reward = 0.0;  // sum of `player`'s backed-up values
+    double reward = 0.0;     // sum of `player`'s backed-up values
+    bool preferred = false;  // the rollout policy's choice among all the actions legal when made
 };
 
 class Tree {
@@ -107,6 +108,8 @@ int Tree::select(int node, State& d, const std::vector<int>& legal, bool* expand
         }
         const int k = add_child(node, a, player);
         nodes_[k].avail = 1;
+        // no child was available: `a` is the policy's best of every legal action here
+        nodes_[k].preferred = avail_.empty() && s_.rollout == Rollout::BUILDER;
         *expanded = true;
         return k;
     }
@@ -116,8 +119,9 @@ int Tree::select(int node, State& d, const std::vector<int>& legal, bool* expand
     for (const int k : avail_) {
         const Node& ch = nodes_[k];
         const double v = static_cast<double>(ch.visits);
-        const double score =
+        double score =
             ch.reward / v + s_.c * std::sqrt(std::log(static_cast<double>(ch.avail)) / v);
+        if (ch.preferred) score += s_.bias / (v + 1.0);  // progressive bias
         if (score > best_score) best = k, best_score = score;
     }
     return best;
@@ -188,6 +192,15 @@ SearchResult Tree::result(const std::vector<int>& root_legal) const {
                  nodes_[best].reward * static_cast<double>(ch.visits)))
             best = k;
     }
+    // keep the policy's choice unless the best child's mean beats it by more than `margin`
+    for (int k = nodes_[0].first_child; k >= 0 && best >= 0 && s_.margin > 0.0;
+         k = nodes_[k].next_sibling) {
+        const Node& ch = nodes_[k];
+        if (!ch.preferred || ch.visits == 0 || k == best) continue;
+        const double mean_best = nodes_[best].reward / static_cast<double>(nodes_[best].visits);
+        if (ch.reward / static_cast<double>(ch.visits) >= mean_best - s_.margin) best = k;
+        break;
+    }
     r.action = best >= 0 ? nodes_[best].action : root_legal[0];
     r.nodes = size();
     return r;
@@ -202,6 +215,10 @@ void check_settings(const SearchSettings& s) {
         bad("c must be finite and at least 0, got " + std::to_string(s.c));
     if (s.extra_turns < 0)
         bad("extra_turns must be at least 0, got " + std::to_string(s.extra_turns));
+    if (!(s.bias >= 0.0) || !std::isfinite(s.bias))
+        bad("bias must be finite and at least 0, got " + std::to_string(s.bias));
+    if (!(s.margin >= 0.0) || !std::isfinite(s.margin))
+        bad("margin must be finite and at least 0, got " + std::to_string(s.margin));
     if (!(s.widen_c >= 0.0) || !std::isfinite(s.widen_c))
         bad("widen_c must be finite and at least 0, got " + std::to_string(s.widen_c));
     if (!(s.widen_alpha > 0.0 && s.widen_alpha <= 1.0))

@@ -55,6 +55,10 @@ struct SearchSettings {
                                  // them: an opponent model)
     double widen_c = 0.0;        // progressive widening's coefficient, 0: off
     double widen_alpha = 0.5;    // and exponent
+    double bias = 0.0;           // progressive bias: bias / (visits + 1) added to the UCB1 score of
+                                 // the rollout policy's own choice (with the builder)
+    double margin = 0.0;         // keep the builder's root choice unless the most visited child's
+                                 // mean value is higher by more than this
     EvalWeights weights;
     uint64_t seed = 0;
 };
