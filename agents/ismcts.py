@@ -6,12 +6,17 @@ One tree per decision, from the searching seat's point of view. Each iteration:
 1. **Determinise**: ``info["determinize"](rng)`` re-deals everything the seat cannot see
    (``FortState.resample_hidden``), so the search never uses hidden information.
 2. **Select**: walk down the tree from the root, playing the determinised state along. At a
-   *branching* decision (a kind in ``tree_kinds`` with more than one legal action, whoever
-   makes it) the child is chosen by UCB1 over the actions legal in this determinisation, with
-   availability counts (a child's exploration term uses how often it was available, not the
-   parent's visits). Other decisions are taken by the default policy without a tree node.
+   *branching* decision (a kind in ``tree_kinds`` with more than one legal action, made by the
+   searching seat, or by anyone with ``rivals="tree"``) the child is chosen by UCB1 over the
+   actions legal in this determinisation, with availability counts (a child's exploration
+   term uses how often it was available, not the parent's visits). Other decisions are taken
+   by the default policy without a tree node: with ``rivals="policy"`` the rivals' decisions
+   are the builder's, a model of the opponent.
 3. **Expand** one untried action (the default policy's choice if it is untried, else a random
-   one).
+   one; the C++ engine takes the builder's best-scored untried action, a move ordering). With
+   progressive widening (``widen``, C++ engine) a node gets a new child only while fewer than
+   ``max(1, widen * visits ** widen_alpha)`` of its children are available in this
+   determinisation; otherwise UCB1 chooses among them.
 4. **Roll out** with the default policy (the ``builder`` heuristic for every seat, or random)
    to the horizon: the end of the searching seat's current turn, or, for a decision made on a
    rival's turn (following), the end of its next turn; ``extra_turns`` more turn ends if set.
@@ -27,18 +32,18 @@ limit); ``ms`` gives the time limit in milliseconds instead (``ismcts:ms=50`` is
 Two engines run this search. ``engine="cpp"`` (the default whenever the compiled core is
 usable, ``engine="auto"``) runs all of it in C++ (``cpp/include/fort/ismcts.h``), with the
 ``builder`` heuristic and the evaluation ported there (``rollout_policy.h``, ``evaluation.h``,
-checked against the Python ones by ``tests/test_ismcts.py``), some thousands of iterations a
-second rather than a few dozen; ``engine="python"`` runs the code below. The C++ search also
-offers progressive widening (``widen``: a node gets a new child only while fewer than
-``widen * visits ** widen_alpha`` of its children are available) and the move ordering of the
-builder's scores at expansion (with ``rollout="heuristic"``), and ``kinds="all"`` lets every
-decision kind branch the tree.
+checked against the Python ones by ``tests/test_ismcts.py``): some 10,000-40,000 iterations a
+second against a few hundred (``scripts/ismcts_speed.py``). ``engine="python"`` runs the code
+below. Their defaults differ where the C++ tuning found better ones (``widen=1``,
+``rivals="policy"``, no iteration cap under a time limit; ``docs/agents.md``); the C++ engine
+alone has ``widen``, ``bias`` (progressive bias towards the builder's choice) and ``margin``.
 
 The C++ search never sees the true state: the agent draws one determinisation
 ``determinize(rng)`` (a state of the seat's information set, hidden cards re-dealt) and hands
-that to C++, which re-deals it again for every iteration (``_core.resample_hidden`` is a function
-of the information set and the seed). With an iteration budget its choice depends only on what
-the seat can see and the agent's seed (``tests/test_ismcts.py`` permutes the hidden cards).
+that to C++, which re-deals it again for every iteration (``_core.resample_hidden`` is a
+function of the information set and the seed). With an iteration budget its choice depends
+only on what the seat can see and the agent's seed (``tests/test_ismcts.py`` re-deals the
+hidden cards of the true state and gets the same choice).
 
 Needs ``info["determinize"]`` (the tournament runner gives it); raises
 :class:`~agents.base.MissingInfoError` without it.

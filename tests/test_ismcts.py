@@ -373,3 +373,16 @@ def test_python_engine_models_rivals_by_the_heuristic_too() -> None:
     ]
     _record, state = play_game(game_for(2), bots, seed=6)
     assert state.is_terminal() and bots[0].last_iterations == 5  # type: ignore[attr-defined]
+
+
+def test_exploration_spreads_visits_by_availability() -> None:
+    """UCB1 with availability counts: a large c spreads the root's visits over every action
+    (each child's exploration term grows with how often it was available), c = 0 does not."""
+    s = game_for(2).new_initial_state(seed=11)
+    legal = s.legal_actions()
+    assert len(legal) >= 3
+    wide = search(s, c=10.0, iterations=400, widen_c=0.0)
+    assert len(wide["visits"]) == len(legal)
+    assert min(wide["visits"]) >= 400 / (4 * len(legal)), wide["visits"]
+    greedy = search(s, c=0.0, iterations=400, widen_c=0.0)
+    assert max(greedy["visits"]) >= 400 - 2 * len(legal) or min(greedy["visits"]) <= 2
