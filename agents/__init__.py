@@ -11,9 +11,9 @@ spec                            agent
 ``opportunist``                 heuristic: follow, recruit from rivals' Yards, trash theirs
 ``heuristic``                   the strongest heuristic (:data:`HEURISTIC`)
 ``greedy[:k=v[:k=v]]``          one-play lookahead over determinised states (``agents.greedy``)
-``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.ismcts``), e.g.
-                                ``ismcts:iterations=200``, ``ismcts:seconds=0.2`` or
-                                ``ismcts:ms=50`` (milliseconds per decision)
+``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.ismcts``; in C++ when the
+                                compiled core is usable), e.g. ``ismcts:ms=50``
+                                (milliseconds per decision), ``ismcts:iterations=2000``
 ``ppo:PATH``                    a trained policy (registered by the training code)
 ``rllib:PATH``                  a policy trained on Ray RLlib (``agents.rllib_agent``; needs Ray)
 ==============================  ===============================================================

@@ -349,7 +349,8 @@ def ladder_markdown(result: dict[str, Any], plot: str | None = None, when: str =
         f"different bots, {result['games_per_table']} games each ({result['games']} games), "
         f"seed {result['seed']}, {result['workers']} worker(s), {result['wall_seconds']:.0f} s "
         "of wall time. The figures below are from that run. `ismcts:ms=N` searches a "
-        "decision for at most N ms (and at most its iteration cap, 200 by default); `ms/dec` "
+        "decision for at most N ms (on the C++ engine; the Python engine also stops at 200 "
+        "iterations); `ms/dec` "
         "is a bot's mean time per decision, unsearched decisions included.",
         "",
         "| # | bot | rating mu | mu ± 2 sigma | ordinal | games | win rate | 95% CI | ms/dec |",

@@ -9,6 +9,7 @@
 #include "fort/flow.h"
 #include "fort/handlers.h"
 #include "fort/legality.h"
+#include "fort/rollout_policy.h"
 #include "fort/search.h"
 #include "fort/witness.h"
 
@@ -114,6 +115,8 @@ int policy_action(Policy policy, State& state, EventRng& rng) {
     switch (policy) {
         case Policy::RANDOM:
             return random_action(state, rng);
+        case Policy::BUILDER:
+            return builder_action(state, legal_actions(state), rng);
     }
     throw std::invalid_argument("policy: unknown policy code " +
                                 std::to_string(static_cast<int>(policy)));

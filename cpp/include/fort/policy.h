@@ -16,7 +16,7 @@
 
 namespace fort {
 
-// The policies by code: the names are fort_env/playout.py's POLICIES, and each code is the
+// The policies by code: the names are fort_env/constants.py's POLICIES, and each code is the
 // generated POLICY_<NAME> (constants.h), so the two sides cannot drift. A new policy: append
 // its name to POLICIES, run scripts/gen_constants.py, add it here and to policy_action.
 enum class Policy : int {
@@ -26,6 +26,9 @@ enum class Policy : int {
     // uniform, as every legal action is in raw; only the drawn action's equivalence class is
     // searched (search.h compute_legal's classes, verdicts and representative).
     RANDOM = POLICY_RANDOM,
+    // The builder heuristic (rollout_policy.h: agents/heuristics.py's BuilderAgent, score for
+    // score; ties broken with rng). Reads only what the acting seat sees.
+    BUILDER = POLICY_BUILDER,
 };
 
 // The built-in policy `policy`'s action for the acting seat of a non-terminal state, drawn

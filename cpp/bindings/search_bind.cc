@@ -1,0 +1,210 @@
+// fort_env._core: bindings of IS-MCTS in C++ (ismcts.h), the builder heuristic (rollout_policy.h)
+// and the evaluation function (evaluation.h). Thin: every value from Python is checked here
+// (ValueError/TypeError naming the argument); the search runs on a copy of the position with
+// the GIL released.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bind_common.h"
+#include "fort/constants.h"
+#include "fort/evaluation.h"
+#include "fort/handlers.h"
+#include "fort/ismcts.h"
+#include "fort/policy.h"
+#include "fort/rng.h"
+#include "fort/rollout_policy.h"
+#include "fort/search.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// An int argument (a Python int or numpy integer, not a bool) in [lo, hi].
+int64_t int_arg(const py::handle& v, const char* name, int64_t lo, int64_t hi) {
+    int64_t out = 0;
+    if (!PyBool_Check(v.ptr()) && PyIndex_Check(v.ptr())) {
+        py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+        if (!i) throw py::error_already_set();
+        if (fort_bind::as_i64(i.ptr(), &out) && out >= lo && out <= hi) return out;
+    } else {
+        throw py::type_error(std::string(name) + " must be an int, got " +
+                             py::repr(v).cast<std::string>());
+    }
+    throw py::value_error(std::string(name) + " must be an int in [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "], got " + py::repr(v).cast<std::string>());
+}
+
+// A finite float argument (int or float, not a bool).
+double float_arg(const py::handle& v, const char* name) {
+    if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr()) ||
+                                   py::isinstance(v, py::module_::import("numpy").attr("number"))))
+        throw py::type_error(std::string(name) + " must be a number, got " +
+                             py::repr(v).cast<std::string>());
+    const double x = v.cast<double>();
+    if (!std::isfinite(x))
+        throw py::value_error(std::string(name) + " must be finite, got " +
+                              py::repr(v).cast<std::string>());
+    return x;
+}
+
+// The weights of agents.evaluation.Weights as a flat sequence (evaluation.h).
+fort::EvalWeights weights_arg(const py::handle& v) {
+    if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v))
+        throw py::type_error("weights must be a sequence of " +
+                             std::to_string(fort::EVAL_WEIGHT_COUNT) + " numbers");
+    const auto seq = py::reinterpret_borrow<py::sequence>(v);
+    if (static_cast<int>(py::len(seq)) != fort::EVAL_WEIGHT_COUNT)
+        throw py::value_error("weights must have " + std::to_string(fort::EVAL_WEIGHT_COUNT) +
+                              " entries (level_value[6], useful, surplus, pack, lookout, rule, "
+                              "cards, perks, scale, end_scale), got " +
+                              std::to_string(py::len(seq)));
+    std::vector<double> x;
+    for (const auto& item : seq) x.push_back(float_arg(item, "weights entry"));
+    fort::EvalWeights w;
+    for (int k = 0; k <= fort::MAX_FORT_LEVEL; ++k) w.level_value[k] = x[k];
+    size_t i = fort::MAX_FORT_LEVEL + 1;
+    for (double* field : {&w.useful, &w.surplus, &w.pack, &w.lookout, &w.rule, &w.cards, &w.perks,
+                          &w.scale, &w.end_scale})
+        *field = x[i++];
+    if (!(w.scale > 0.0) || !(w.end_scale > 0.0))
+        throw py::value_error("weights: scale and end_scale must be positive");
+    return w;
+}
+
+// The position as the engine's own states are: indices in range, the game running, the seat
+// acting. A copy, so that the search runs without the GIL on memory Python cannot touch.
+fort::State checked_copy(const fort::State& s) {
+    fort::check_indices(s);         // std::invalid_argument -> ValueError
+    fort::check_search_indices(s);  // the fields the mask path indexes by
+    return s;
+}
+
+std::vector<int> legal_list(const py::handle& v, const fort::State& s) {
+    std::vector<int> out;
+    for (const auto& item : py::reinterpret_borrow<py::iterable>(v))
+        out.push_back(static_cast<int>(int_arg(item, "legal entry", 0, s.game->num_actions - 1)));
+    if (out.empty()) throw py::value_error("legal must name at least one action");
+    return out;
+}
+
+}  // namespace
+
+void bind_search(py::module_& m) {
+    m.def(
+        "ismcts_search",
+        [](const fort::State& state, const py::handle& seat, const py::handle& seed,
+           const py::handle& iterations, const py::handle& seconds, const py::handle& c,
+           const std::string& rollout, const py::handle& extra_turns, const py::object& tree_kinds,
+           const py::handle& rivals_in_tree, const py::handle& widen_c,
+           const py::handle& widen_alpha, const py::handle& bias, const py::handle& margin,
+           const py::handle& weights) {
+            fort::SearchSettings s;
+            const int p = static_cast<int>(int_arg(seat, "seat", 0, state.num_players - 1));
+            s.seed = static_cast<uint64_t>(int_arg(seed, "seed", 0, fort::SEED_LIMIT - 1));
+            s.iterations = int_arg(iterations, "iterations", 1, INT64_MAX);
+            s.seconds = float_arg(seconds, "seconds");
+            s.c = float_arg(c, "c");
+            if (rollout == "builder") {
+                s.rollout = fort::Rollout::BUILDER;
+            } else if (rollout == "random") {
+                s.rollout = fort::Rollout::RANDOM;
+            } else {
+                throw py::value_error("rollout must be 'builder' or 'random', got '" + rollout +
+                                      "'");
+            }
+            s.extra_turns = static_cast<int>(int_arg(extra_turns, "extra_turns", 0, 1000));
+            if (tree_kinds.is_none()) {
+                s.tree_kinds = fort::default_tree_kinds();
+            } else {
+                for (const auto& k : py::reinterpret_borrow<py::iterable>(tree_kinds))
+                    s.tree_kinds |=
+                        1u << int_arg(k, "tree_kinds entry", 0, fort::NUM_DECISION_KINDS - 1);
+            }
+            if (!PyBool_Check(rivals_in_tree.ptr()))
+                throw py::type_error("rivals_in_tree must be a bool, got " +
+                                     py::repr(rivals_in_tree).cast<std::string>());
+            s.rivals_in_tree = rivals_in_tree.cast<bool>();
+            s.widen_c = float_arg(widen_c, "widen_c");
+            s.widen_alpha = float_arg(widen_alpha, "widen_alpha");
+            s.bias = float_arg(bias, "bias");
+            s.margin = float_arg(margin, "margin");
+            s.weights = weights_arg(weights);
+            const fort::State position = checked_copy(state);
+            fort::SearchResult r;
+            {
+                py::gil_scoped_release release;
+                r = fort::ismcts_search(position, p, s);  // std::invalid_argument -> ValueError
+            }
+            py::dict out;
+            out["action"] = r.action;
+            out["iterations"] = r.iterations;
+            out["seconds"] = r.seconds;
+            out["actions"] = r.actions;
+            out["visits"] = r.visits;
+            out["values"] = r.values;
+            out["nodes"] = r.nodes;
+            return out;
+        },
+        py::arg("state"), py::arg("seat"), py::kw_only(), py::arg("seed"), py::arg("iterations"),
+        py::arg("seconds"), py::arg("c"), py::arg("rollout"), py::arg("extra_turns"),
+        py::arg("tree_kinds"), py::arg("rivals_in_tree"), py::arg("widen_c"),
+        py::arg("widen_alpha"), py::arg("bias"), py::arg("margin"), py::arg("weights"),
+        R"doc(IS-MCTS for `seat`'s pending decision (cpp/include/fort/ismcts.h).
+
+`state` is read only through resample_hidden(state, seat, .) and for the root's legal
+actions, so any state of seat's information set gives the same answer. seed: int in
+[0, 2**62); iterations >= 1; seconds >= 0 (0: no time limit); c >= 0; rollout 'builder' or
+'random'; extra_turns in [0, 1000]; tree_kinds: decision kinds that branch (None: the
+default set); rivals_in_tree: whether rivals' decisions branch too (a bool); widen_c >= 0
+(0: no progressive widening), widen_alpha in (0, 1]; bias >= 0 (progressive bias towards
+the builder's choice); margin >= 0 (keep the builder's root choice unless beaten by more);
+weights: the 15 numbers of
+agents.evaluation.Weights (level_value first). Returns a dict: action,
+iterations, seconds, actions/visits/values (the root's children), nodes. Raises ValueError or
+TypeError naming a bad argument, ValueError for a state that is over or whose acting seat is
+not `seat`.)doc");
+    m.def(
+        "builder_scores",
+        [](const fort::State& state, const py::handle& legal) {
+            const fort::State s = checked_copy(state);
+            return fort::builder_scores(s, legal_list(legal, s));
+        },
+        py::arg("state"), py::arg("legal"),
+        "The builder heuristic's score of each action of `legal` for the acting seat "
+        "(agents.heuristics.HeuristicAgent's handlers; -1e9 for an action they do not score).");
+    m.def(
+        "builder_action",
+        [](const fort::State& state, const py::handle& seed) {
+            fort::State s = checked_copy(state);
+            if (fort::is_over(s)) throw py::value_error("the game is over");
+            fort::EventRng rng(
+                static_cast<uint64_t>(int_arg(seed, "seed", 0, fort::SEED_LIMIT - 1)), 0);
+            return fort::policy_action(fort::Policy::BUILDER, s, rng);
+        },
+        py::arg("state"), py::arg("seed"),
+        "The builder heuristic's action for the acting seat (ties drawn from EventRng(seed, 0)).");
+    m.def(
+        "evaluate_all",
+        [](const fort::State& state, const py::handle& weights) {
+            const fort::State s = checked_copy(state);
+            return fort::evaluate_all(s, weights_arg(weights));
+        },
+        py::arg("state"), py::arg("weights"),
+        "agents.evaluation.evaluate_all: every seat's value in [0, 1].");
+    m.def(
+        "default_tree_kinds",
+        []() {
+            std::vector<int> out;
+            const uint32_t m = fort::default_tree_kinds();
+            for (int k = 0; k < fort::NUM_DECISION_KINDS; ++k)
+                if ((m >> k) & 1u) out.push_back(k);
+            return out;
+        },
+        "The decision kinds that branch the C++ search's tree by default, ascending.");
+}
