@@ -579,6 +579,10 @@ class BuilderAgent(HeuristicAgent):
 
     name = "builder"
     style = BUILDER
+    # The batched env (fort_env.vector.FortBatchVecEnv) plays it in C++: Policy::BUILDER
+    # (cpp/include/fort/rollout_policy.h) is this bot's port, score for score
+    # (tests/test_ismcts.py); only its ties are broken by the C++ policy's own draws.
+    cpp_policy = "builder"
 
 
 class ScorerAgent(HeuristicAgent):

@@ -335,3 +335,23 @@ def test_vec_monitor_reports_episodes() -> None:
         for i in np.flatnonzero(dones):
             assert infos[i]["episode"]["r"] == rewards[i]  # win/loss: all of it at the end
     assert all(e["l"] > 20 for e in episodes)
+
+
+def test_the_builder_bot_plays_inside_cpp_as_the_ported_builder() -> None:
+    """A ``BuilderAgent`` opponent is played by ``Policy::BUILDER`` (its C++ port), so the
+    training league's builders cost no Python; another heuristic style stays external."""
+    from agents.heuristics import BuilderAgent, ScorerAgent
+
+    from fort_env.constants import POLICIES
+
+    assert opponent_code(BuilderAgent()) == POLICIES.index("builder") == 1
+    assert opponent_code(ScorerAgent()) == core.EXTERNAL
+    venv = FortBatchVecEnv(4, seed=3, opponents=BuilderAgent())
+    venv.reset()
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(400):
+        _, _, dones, infos = venv.step(random_legal_actions(venv.action_masks(), rng))
+        finished += int(dones.sum())
+        assert all(info["opponents"] == ["builder"] for info, d in zip(infos, dones) if d)
+    assert finished > 0

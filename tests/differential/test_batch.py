@@ -369,11 +369,10 @@ def test_a_python_thread_runs_while_a_long_step_runs() -> None:
     assert len(inside) > 100, f"{len(inside)} ticks of the Python thread inside the step"
 
 
-def test_a_second_thread_cannot_step_a_busy_batch() -> None:
-    """While one thread's long reset runs (GIL released), another thread's calls on the same
-    Batch are refused with RuntimeError, not run on the half-stepped envs."""
-    g = cpp_backend.core_game(shared_game(4, "basic", "cpp"))
-    b = 3000
+def _calls_during_a_long_reset(g: Any, b: int) -> tuple[bool, list[str], dict[str, np.ndarray]]:
+    """Reset ``b`` envs in a thread and meanwhile make four other calls on the same Batch:
+    whether the reset was still running after them, their RuntimeError messages, and the
+    buffers they were given."""
     batch = core.Batch(g, b, seat=0, first_player=3)
     out, out2 = batch.buffers(), batch.buffers()
     ids = np.arange(b)
@@ -402,6 +401,20 @@ def test_a_second_thread_cannot_step_a_busy_batch() -> None:
             refused.append(str(e))
     busy = worker.is_alive()
     worker.join()
+    return busy, refused, out2
+
+
+def test_a_second_thread_cannot_step_a_busy_batch() -> None:
+    """While one thread's long reset runs (GIL released), another thread's calls on the same
+    Batch are refused with RuntimeError, not run on the half-stepped envs."""
+    g = cpp_backend.core_game(shared_game(4, "basic", "cpp"))
+    # The reset must outlast the other calls: doubled until it does (its length varies with
+    # the build and the machine's load).
+    b = 3000
+    busy, refused, out2 = _calls_during_a_long_reset(g, b)
+    while not busy and b < 48_000:
+        b *= 2
+        busy, refused, out2 = _calls_during_a_long_reset(g, b)
     assert busy, "the long reset ended before the other calls were made"
     assert refused == ["Batch is busy: another thread is stepping it"] * 4
     assert not out2["obs"].any()  # the refused calls wrote nothing
