@@ -341,7 +341,6 @@ def test_the_builder_bot_plays_inside_cpp_as_the_ported_builder() -> None:
     """A ``BuilderAgent`` opponent is played by ``Policy::BUILDER`` (its C++ port), so the
     training league's builders cost no Python; another heuristic style stays external."""
     from agents.heuristics import BuilderAgent, ScorerAgent
-
     from fort_env.constants import POLICIES
 
     assert opponent_code(BuilderAgent()) == POLICIES.index("builder") == 1
