@@ -105,7 +105,7 @@ def test_ppo_rollout_share_is_a_proportion() -> None:
     assert result["opponent_seconds"] == pytest.approx(
         sum(result["opponent_seconds_by_kind"].values())
     )
-    assert result["target"] == 0.25 and result["target_met"] == (result["env_share"] <= 0.25)
+    assert result["target"] == 0.10 and result["target_met"] == (result["env_share"] <= 0.10)
 
 
 def test_bench_ppo_figure_in_table_and_json() -> None:
