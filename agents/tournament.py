@@ -66,6 +66,7 @@ one turn of every player (``rounds`` = turns taken by the first player).
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -388,8 +389,13 @@ def run_tournament(
                 records.append(_run_one(job))
                 bar.update(1)
         else:
+            # forkserver, not fork: a parent that has run torch (a PPO or puct bot built in
+            # this process, e.g. by the ladder or a training run's evaluation) has OpenMP
+            # threads, and a forked child of it can deadlock in libgomp (seen: the ladder's
+            # workers hung at 0% CPU). SB3's SubprocVecEnv makes the same choice.
             with ProcessPoolExecutor(
                 max_workers=workers,
+                mp_context=multiprocessing.get_context("forkserver"),
                 initializer=_init_worker,
                 initargs=(specs, num_players, setup, cards, observer),
             ) as pool:
