@@ -91,7 +91,7 @@ CTX_BYTES = 8  # each ctx field is saved and digested as an int64
 DEFAULT_SECONDS = 2.0  # per round and per figure
 DEFAULT_ROUNDS = 3
 DEFAULT_PPO_ROLLOUTS = 3  # measured rollouts of ``fort-env bench --ppo`` (after one warm-up)
-PPO_ENV_SHARE_TARGET = 0.10  # issue 16 (the compiled core): env <= 10% of the rollout time (was 25%)
+PPO_ENV_SHARE_TARGET = 0.10  # issue 16: env <= 10% of the rollout time (was 25%)
 TRAIN_EXTRA = "pip install -c constraints.txt -e '.[train]'"
 
 

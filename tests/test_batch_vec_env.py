@@ -352,5 +352,6 @@ def test_the_builder_bot_plays_inside_cpp_as_the_ported_builder() -> None:
     for _ in range(400):
         _, _, dones, infos = venv.step(random_legal_actions(venv.action_masks(), rng))
         finished += int(dones.sum())
-        assert all(info["opponents"] == ["builder"] for info, d in zip(infos, dones) if d)
+        ended = [info for info, d in zip(infos, dones, strict=True) if d]
+        assert all(info["opponents"] == ["builder"] for info in ended)
     assert finished > 0
