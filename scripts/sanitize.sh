@@ -3,7 +3,9 @@
 # FORT_SANITIZE=ON) in a temporary directory, run the C++ unit tests (ctest), then, against that
 # build (loaded through FORT_ENV_CORE with libasan preloaded into the unsanitized interpreter):
 # every test file in tests/differential (new files are picked up by themselves: the bad-input
-# tests, the fuzz target's seed corpus and mutations, the batched env, playouts...), and a sweep
+# tests, the fuzz target's seed corpus and mutations, the batched env, playouts...), the C++
+# IS-MCTS and builder port (tests/test_ismcts.py), the SB3 wrapper of the batched env with its
+# built-in builder (tests/test_batch_vec_env.py), and a sweep
 # of random games in lockstep with the Python engine (scripts/differential.py --fast).
 # docs/cpp.md and docs/reliability.md explain it.
 #
@@ -43,7 +45,7 @@ if [ "$module" = ON ]; then
     # ASan must come first; libstdc++ too, or ASan cannot find the real __cxa_throw (the
     # interpreter is C) and the first C++ exception aborts with "CHECK failed".
     preload="$(${CXX:-g++} -print-file-name=libasan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
-    echo "== differential tests on the sanitized module $so (LD_PRELOAD=$preload)"
+    echo "== differential, IS-MCTS and batch-env tests on the sanitized module $so (LD_PRELOAD=$preload)"
     # CPython keeps memory until exit by design: leak checking is off for the interpreter run.
     # -s: a sanitizer report goes to stderr, which pytest would otherwise capture and lose.
     export FORT_ENV_CORE="$so"
@@ -52,7 +54,8 @@ if [ "$module" = ON ]; then
     # Under CI=true a missing core already fails test_optional_core; require it here anyway.
     log="$build/pytest.log"
     LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" FORT_ENV_REQUIRE_CORE=1 \
-        "$python" -m pytest tests/differential -q -s -p no:xdist -p no:cacheprovider \
+        "$python" -m pytest tests/differential tests/test_ismcts.py tests/test_batch_vec_env.py \
+        -q -s -p no:xdist -p no:cacheprovider \
         -W error::pytest.PytestUnraisableExceptionWarning 2>&1 | tee "$log"
     # pytest's exit 5 (nothing collected) failed above; a run that passed nothing fails here
     tail -n 5 "$log" | grep -Eq '[0-9]+ passed' ||

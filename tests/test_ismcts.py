@@ -117,6 +117,24 @@ def test_builder_scores_equal_the_python_heuristic_in_many_games(n: int, setup: 
     assert len(kinds) >= 16
 
 
+@pytest.mark.parametrize(("n", "setup"), [(2, "basic"), (3, "advanced"), (4, "advanced")])
+def test_builder_scores_of_every_action_id_are_numbers(n: int, setup: str) -> None:
+    """Python may hand ``builder_scores`` any action id in range, legal or not: each gets a
+    finite score (or the "unscored" -1e9), never a read outside the state (the sanitizer job,
+    scripts/sanitize.sh, runs this file on the ASan + UBSan build)."""
+    every = list(range(game_for(n, setup).num_distinct_actions))
+    checked = 0
+    for i, (s, _legal) in enumerate(positions(n, setup, 2, seed=7)):
+        if i % 3:
+            continue
+        got = core().builder_scores(s.core_state, every)  # type: ignore[attr-defined]
+        assert len(got) == len(every) and np.all(np.isfinite(got)), s.decision_kind
+        checked += 1
+    assert checked > 50
+    with pytest.raises(ValueError, match=r"legal entry must be an int in \[0, "):
+        core().builder_scores(s.core_state, [len(every)])  # type: ignore[attr-defined]
+
+
 def test_builder_action_is_one_of_the_best() -> None:
     bot = BuilderAgent(seed=0)
     for k, (s, legal) in enumerate(positions(2, "basic", 1, seed=9)):
