@@ -334,19 +334,13 @@ def test_results_do_not_depend_on_the_thread_count() -> None:
 
 
 # --------------------------------------------------------------------------- the GIL
-def test_a_python_thread_runs_while_a_long_step_runs() -> None:
-    """The GIL is released: a Python thread keeps counting while one long reset (many
-    4-player games dealt and played to the learner by built-in opponents) runs in C++.
-
-    Only ticks well inside the call count: with the GIL held, the other thread could still run
-    for up to one switch interval just before the call and just after it."""
-    g = cpp_backend.core_game(shared_game(4, "basic", "cpp"))
-    b = 3000
+def _ticks_during_a_reset(g: Any, b: int) -> tuple[float, float, list[float]]:
+    """Reset ``b`` 4-player envs (three seats played by built-in random opponents) while a
+    Python thread counts: the call's start and end and the thread's ticks."""
     batch = core.Batch(g, b, seat=0, first_player=3)
     out = batch.buffers()
     ids = np.arange(b)
     batch.set_opponents(ids, np.full((b, 3), RANDOM, np.int32))
-    margin = 4 * sys.getswitchinterval()
     ticks: list[float] = []
     stop = threading.Event()
 
@@ -364,7 +358,24 @@ def test_a_python_thread_runs_while_a_long_step_runs() -> None:
     finally:
         stop.set()
         worker.join()
-    assert end - start > 4 * margin  # long enough (three seats played per env)
+    return start, end, ticks
+
+
+def test_a_python_thread_runs_while_a_long_step_runs() -> None:
+    """The GIL is released: a Python thread keeps counting while one long reset (many
+    4-player games dealt and played to the learner by built-in opponents) runs in C++.
+
+    Only ticks well inside the call count: with the GIL held, the other thread could still run
+    for up to one switch interval just before the call and just after it. The batch doubles
+    until the reset lasts four such margins (a quiet machine resets 3,000 envs in ~70 ms)."""
+    g = cpp_backend.core_game(shared_game(4, "basic", "cpp"))
+    margin = 4 * sys.getswitchinterval()
+    b = 3000
+    start, end, ticks = _ticks_during_a_reset(g, b)
+    while end - start <= 4 * margin and b < 100_000:
+        b *= 2
+        start, end, ticks = _ticks_during_a_reset(g, b)
+    assert end - start > 4 * margin, f"{b} envs reset in {end - start:.3f} s"
     inside = [t for t in ticks if start + margin < t < end - margin]
     assert len(inside) > 100, f"{len(inside)} ticks of the Python thread inside the step"
 
