@@ -26,16 +26,7 @@ constexpr int64_t MAX_THREADS = 256;
 
 std::string short_repr(const py::handle& v) { return py::repr(v).cast<std::string>().substr(0, 80); }
 
-// A Python int or numpy integer (not a bool), or nullopt-like failure.
-bool int_value(const py::handle& v, int64_t* out) {
-    PyObject* o = v.ptr();
-    if (PyBool_Check(o) || !PyIndex_Check(o)) return false;
-    if (!PyLong_Check(o) && !py::isinstance(v, py::module_::import("numpy").attr("integer")))
-        return false;
-    py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
-    if (!i) throw py::error_already_set();
-    return fort_bind::as_i64(i.ptr(), out);
-}
+using fort_bind::int_value;
 
 int64_t int_arg(const py::handle& v, const char* name, int64_t lo, int64_t hi) {
     int64_t x = 0;

@@ -63,6 +63,18 @@ inline bool as_i64(PyObject* obj, int64_t* out) {
     return true;
 }
 
+// A Python int or numpy integer (not a bool, not another __index__ type) as int64; false if
+// it is none of those or does not fit. The one check of an int argument for every binding.
+inline bool int_value(const py::handle& v, int64_t* out) {
+    PyObject* o = v.ptr();
+    if (PyBool_Check(o) || !PyIndex_Check(o)) return false;
+    if (!PyLong_Check(o) && !py::isinstance(v, py::module_::import("numpy").attr("integer")))
+        return false;
+    py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+    if (!i) throw py::error_already_set();
+    return as_i64(i.ptr(), out);
+}
+
 inline py::object take_object(GameKwargs& g, const char* name) {
     if (!g.kw.contains(name)) throw py::type_error(std::string("Game() needs the table ") + name);
     g.taken.insert(name);

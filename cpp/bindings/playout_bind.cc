@@ -19,20 +19,10 @@ namespace py = pybind11;
 
 namespace {
 
-// An int argument (a Python int or numpy integer, not a bool) as int64, or false.
-bool int_arg(const py::handle& v, int64_t* out) {
-    if (PyBool_Check(v.ptr()) || !PyIndex_Check(v.ptr())) return false;
-    if (!PyLong_Check(v.ptr()) && !py::isinstance(v, py::module_::import("numpy").attr("integer")))
-        return false;
-    py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
-    if (!i) throw py::error_already_set();
-    return fort_bind::as_i64(i.ptr(), out);
-}
-
 // inputs.check_seed's rule and words (ConfigError), as views_bind.cc's check_seed.
 uint64_t check_seed(const py::handle& seed) {
     int64_t v = -1;
-    if (!int_arg(seed, &v) || v < 0 || v >= fort::SEED_LIMIT)
+    if (!fort_bind::int_value(seed, &v) || v < 0 || v >= fort::SEED_LIMIT)
         fort_bind::raise_fort_error("ConfigError", "seed must be an int in [0, 2**62), got " +
                                                        py::repr(seed).cast<std::string>());
     return static_cast<uint64_t>(v);
@@ -41,7 +31,7 @@ uint64_t check_seed(const py::handle& seed) {
 // A policy code: an int in [0, NUM_POLICIES) (the names: fort_env.playout.POLICIES).
 fort::Policy check_policy(const py::handle& policy) {
     int64_t v = -1;
-    if (!int_arg(policy, &v) || v < 0 || v >= fort::NUM_POLICIES)
+    if (!fort_bind::int_value(policy, &v) || v < 0 || v >= fort::NUM_POLICIES)
         throw py::value_error("policy must be a policy code in [0, " +
                               std::to_string(fort::NUM_POLICIES) + "), got " +
                               py::repr(policy).cast<std::string>());
@@ -50,7 +40,7 @@ fort::Policy check_policy(const py::handle& policy) {
 
 int64_t check_count(const py::handle& v, const char* what, int64_t lo, int64_t hi) {
     int64_t out = 0;
-    if (!int_arg(v, &out) || out < lo || out > hi)
+    if (!fort_bind::int_value(v, &out) || out < lo || out > hi)
         throw py::value_error(std::string(what) + " must be an int in [" + std::to_string(lo) +
                               ", " + std::to_string(hi) + "], got " +
                               py::repr(v).cast<std::string>());

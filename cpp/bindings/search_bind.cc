@@ -28,14 +28,11 @@ namespace {
 // An int argument (a Python int or numpy integer, not a bool) in [lo, hi].
 int64_t int_arg(const py::handle& v, const char* name, int64_t lo, int64_t hi) {
     int64_t out = 0;
-    if (!PyBool_Check(v.ptr()) && PyIndex_Check(v.ptr())) {
-        py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
-        if (!i) throw py::error_already_set();
-        if (fort_bind::as_i64(i.ptr(), &out) && out >= lo && out <= hi) return out;
-    } else {
+    const bool integer = !PyBool_Check(v.ptr()) && PyIndex_Check(v.ptr());
+    if (!integer)
         throw py::type_error(std::string(name) + " must be an int, got " +
                              py::repr(v).cast<std::string>());
-    }
+    if (fort_bind::int_value(v, &out) && out >= lo && out <= hi) return out;
     throw py::value_error(std::string(name) + " must be an int in [" + std::to_string(lo) + ", " +
                           std::to_string(hi) + "], got " + py::repr(v).cast<std::string>());
 }
