@@ -30,6 +30,7 @@ from fort_env import FortGame, FortState, cpp_backend
 from fort_env.constants import RULE_INDEX
 
 from .scenario import build
+from .test_bot_behaviour import DOC
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(), reason=f"compiled core: {cpp_backend.why_unavailable()}"
@@ -157,16 +158,9 @@ def test_default_tree_kinds_are_the_python_ones() -> None:
 
 
 # ---------------------------------------------------------------------- the search
-# Seat 0 is the last of the round at 20 points with Doc (private: score x Lookout size) and a
-# Lookout of 5: playing Doc reaches 25 and ends the game won (tests/test_bot_behaviour.py).
-WIN_NOW = {
-    "hands": {0: ["Doc", "Wart"], 1: ["Rusty", "Ant", "Crash"]},
-    "lookout": {0: ["Prince", "Tiny", "Ghost", "Chef", "Dot"]},
-    "level": {0: 4, 1: 2},
-    "score": {0: 20, 1: 20},
-    "deck": {1: ["Bud", "Penny"]},
-    "park": ["Skids", "Sparky", "Moose"],
-}
+# test_bot_behaviour's DOC position at 20 points: seat 0 is the last of the round with Doc
+# (private: score x Lookout size) and a Lookout of 5, so playing Doc reaches 25 and wins.
+WIN_NOW = {**DOC, "score": {0: 20, 1: 20}}
 
 
 def win_now() -> FortState:
