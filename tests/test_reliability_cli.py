@@ -26,6 +26,7 @@ USAGE = [
     (["train", "--timesteps", "-5"], "--timesteps"),
     (["train", "--minutes", "-1"], "--minutes"),
     (["train", "--seed", "-1"], "--seed"),
+    (["train", "--num-players", "5"], "--num-players"),
     (["tournament", "--agents", "random,random", "--games", "0"], "--games"),
     (["tournament", "--agents", "random,random", "--workers", "0"], "--workers"),
     (["tournament", "--agents", "random,random", "--seed", "-3"], "--seed"),
@@ -36,6 +37,7 @@ USAGE = [
 # checks in the commands: one line "error: OPTION: problem", exit 2
 USAGE_LINES = [
     (["train", "--preset", "nope"], "--preset"),
+    (["train", "--setup", "draft"], "--setup"),
     (["tournament", "--agents", "random", "--num-players", "2"], "--agents"),
     (["tournament", "--agents", "random,random", "--setup", "weird"], "--setup"),
     (["analyze", "--num-players", ""], "--num-players"),

@@ -229,6 +229,31 @@ def test_presets_and_overrides() -> None:
         selfplay.make_config("huge")
     with pytest.raises(ValueError, match="unknown config fields"):
         selfplay.make_config("quick", learning_rat=1.0)
+    assert selfplay.make_config("full", num_players=4, setup="advanced").num_players == 4
+    with pytest.raises(ValueError, match="num_players must be 2-4, got 5"):
+        selfplay.make_config("quick", num_players=5)
+    with pytest.raises(ValueError, match="setup must be one of basic, advanced"):
+        selfplay.make_config("quick", setup="draft")
+
+
+def test_cli_trains_a_three_player_model(tmp_path: Path) -> None:
+    """``--num-players 3 --setup advanced``: the run's config, its evaluation and its model's
+    description are 3-player ones, and the model plays a 3-player table."""
+    from agents.policy_file import read_description
+    from train.cli import train
+
+    out = tmp_path / "three"
+    summary = train(
+        "tiny", out, timesteps=256, progress=False, verbose=0, num_players=3, setup="advanced"
+    )
+    config = json.loads((out / "config.json").read_text())
+    assert (config["num_players"], config["setup"]) == (3, "advanced")
+    vs_random = summary["tournaments"]["random"]
+    assert (vs_random["num_players"], vs_random["setup"]) == (3, "advanced")
+    spec = f"ppo:{out / 'model.safetensors'}"
+    result = run_tournament([spec, "random", "random"], 3, 2, seed=5, setup="advanced")
+    assert result["num_players"] == 3
+    assert read_description(out / "model.safetensors")["game"]["num_players"] == 3
 
 
 def test_league_sampling_and_pickling() -> None:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from fort_env.cli_errors import bad_option, failures
+from fort_env.game import SETUPS
 
 __all__ = ["main", "register", "train"]
 
@@ -31,6 +32,8 @@ def train(
     overwrite: bool = False,
     progress: bool = True,
     verbose: int = 1,
+    num_players: int | None = None,
+    setup: str | None = None,
 ) -> dict[str, Any]:
     """Train a self-play agent with a preset and write the run into ``out``.
 
@@ -40,6 +43,9 @@ def train(
             ``resume``, the newest run of the preset).
         seed, timesteps, minutes, n_envs: override the preset's ``seed``,
             ``total_timesteps``, ``time_budget_minutes`` and ``n_envs``.
+        num_players, setup: override the table (2-4 players; ``basic`` or ``advanced``). A
+            policy plays the player count it was trained for (the observation's size depends
+            on it), so a 4-player model is its own run.
         resume: continue the run saved in ``out`` (its ``config.json`` wins over the preset;
             ``timesteps`` and ``minutes`` still override it).
         overwrite: delete a previous run's outputs in ``out`` first.
@@ -50,7 +56,7 @@ def train(
         The content of ``out/eval.json``.
 
     Raises:
-        ValueError: an unknown preset.
+        ValueError: an unknown preset, a player count outside 2-4 or an unknown setup.
         FileExistsError: ``out`` holds a run and neither ``resume`` nor ``overwrite``.
         FileNotFoundError: ``resume`` and no run to continue.
     """
@@ -69,8 +75,16 @@ def train(
     if overwrite and not resume:
         selfplay.clean_output(out_dir)
     config = selfplay.make_config(
-        preset, seed=seed, total_timesteps=timesteps, time_budget_minutes=minutes, n_envs=n_envs
+        preset,
+        seed=seed,
+        total_timesteps=timesteps,
+        time_budget_minutes=minutes,
+        n_envs=n_envs,
+        num_players=num_players,
+        setup=setup,
     )
+    if resume and (num_players is not None or setup is not None):
+        raise ValueError("--num-players and --setup cannot change a run being resumed")
     if resume:  # the saved config, with this call's budget overrides
         saved = selfplay.config_from_dict(json.loads((out_dir / "config.json").read_text()))
         changes: dict[str, Any] = {"total_timesteps": timesteps, "time_budget_minutes": minutes}
@@ -99,6 +113,13 @@ def train_command(
     ] = None,
     n_envs: Annotated[
         int | None, typer.Option(min=1, max=256, help="override the parallel environments")
+    ] = None,
+    num_players: Annotated[
+        int | None,
+        typer.Option(min=2, max=4, help="players at the table (default: the preset's, 2)"),
+    ] = None,
+    setup: Annotated[
+        str | None, typer.Option(help="basic or advanced (default: the preset's, basic)")
     ] = None,
     resume: Annotated[
         bool, typer.Option(help="continue the run in --out (default: the preset's newest run)")
@@ -130,10 +151,15 @@ def train_command(
     or the Ray cluster at --ray-address; writes checkpoint/, progress.jsonl and summary.json.
     """
     if backend == "rllib":
-        if n_envs is not None or resume:
-            typer.echo("error: --n-envs and --resume apply to --backend sb3 only", err=True)
+        if n_envs is not None or resume or setup is not None:
+            typer.echo(
+                "error: --n-envs, --resume and --setup apply to --backend sb3 only", err=True
+            )
             raise typer.Exit(1)
-        settings = dict(seed=seed, total_timesteps=timesteps, time_budget_minutes=minutes)
+        settings: dict[str, Any] = dict(
+            seed=seed, total_timesteps=timesteps, time_budget_minutes=minutes
+        )
+        settings["num_players"] = num_players
         settings["num_env_runners"] = num_env_runners
         _train_rllib(preset, out, overwrite, ray_address, settings)
         return
@@ -147,8 +173,22 @@ def train_command(
         from train.selfplay import PRESETS, format_summary
     if preset not in PRESETS:
         bad_option("--preset", f"{preset!r} is not one of {', '.join(PRESETS)}")
+    if setup is not None and setup not in SETUPS:
+        bad_option("--setup", f"{setup!r} is not one of {', '.join(SETUPS)}")
     with failures():
-        summary = train(preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress)
+        summary = train(
+            preset,
+            out,
+            seed,
+            timesteps,
+            minutes,
+            n_envs,
+            resume,
+            overwrite,
+            progress,
+            num_players=num_players,
+            setup=setup,
+        )
     typer.echo(format_summary(summary))
 
 

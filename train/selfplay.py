@@ -68,7 +68,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 import agents
 from agents.policy_file import load_into_model, save_checkpoint_files, save_policy
 from agents.tournament import decision_info, format_table, run_tournament
-from fort_env.core import default_backend
+from fort_env.constants import MAX_PLAYERS, MIN_PLAYERS
+from fort_env.core import SETUPS, default_backend
 from fort_env.vector import FortBatchVecEnv
 from fort_env.wrappers import SingleAgentEnv
 from train.progress import ProgressCallback
@@ -240,7 +241,7 @@ def make_config(preset: str = "quick", **overrides: Any) -> Config:
     """The named preset with ``overrides`` applied (``None`` values are ignored).
 
     Raises:
-        ValueError: an unknown preset or field.
+        ValueError: an unknown preset or field, a player count outside 2-4 or an unknown setup.
     """
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
@@ -249,7 +250,14 @@ def make_config(preset: str = "quick", **overrides: Any) -> Config:
     if unknown:
         raise ValueError(f"unknown config fields: {', '.join(sorted(unknown))}")
     changes = {k: v for k, v in overrides.items() if v is not None}
-    return dataclasses.replace(PRESETS[preset], **changes)
+    config = dataclasses.replace(PRESETS[preset], **changes)
+    if config.num_players not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
+        raise ValueError(
+            f"num_players must be {MIN_PLAYERS}-{MAX_PLAYERS}, got {config.num_players!r}"
+        )
+    if config.setup not in SETUPS:
+        raise ValueError(f"setup must be one of {', '.join(SETUPS)}, got {config.setup!r}")
+    return config
 
 
 def config_from_dict(d: Mapping[str, Any]) -> Config:
