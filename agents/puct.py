@@ -120,6 +120,8 @@ class PUCTAgent(BaseAgent):
         self.iterations = int(iterations)
         self.c = float(c)
         self.last_iterations = 0  # iterations run by the last search (for reports)
+        # the root's visits per legal action in the last search (expert iteration's targets)
+        self.last_visits: dict[int, int] = {}
 
     # ------------------------------------------------------------------ protocol
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
@@ -175,6 +177,7 @@ class PUCTAgent(BaseAgent):
             self._iterate(root, determinize(self.rng))
             n += 1
         self.last_iterations = n
+        self.last_visits = {a: ch.visits for a, ch in root.children.items() if a in legal}
         return max(
             legal,
             key=lambda a: (

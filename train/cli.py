@@ -223,9 +223,56 @@ def _train_rllib(
     typer.echo(rllib_selfplay.format_summary(summary))
 
 
+def expert_command(
+    model: Annotated[Path, typer.Option(help="the network to improve (NAME.safetensors)")],
+    out: Annotated[Path, typer.Option(help="output directory of the improved network")],
+    value_games: Annotated[
+        int, typer.Option(min=0, max=10**7, help="games of the network against itself (value)")
+    ] = 4_000,
+    value_keep: Annotated[
+        float,
+        typer.Option(min=0.001, max=1.0, help="fraction of their decisions kept as samples"),
+    ] = 0.1,
+    search_games: Annotated[
+        int, typer.Option(min=0, max=10**6, help="games of puct against itself (policy)")
+    ] = 0,
+    search_ms: Annotated[
+        float, typer.Option(min=0.0, max=10**6, help="puct's milliseconds per decision")
+    ] = 50.0,
+    epochs: Annotated[int, typer.Option(min=1, max=1000, help="passes over the samples")] = 3,
+    learning_rate: Annotated[float, typer.Option(min=1e-8, max=1.0, help="Adam step size")] = 1e-4,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="seeds games and fit")] = 0,
+) -> None:
+    """One round of expert iteration (train/expert.py): fit a trained network's value head to
+    the outcomes of its own games and its policy head to puct's search visits.
+
+    Writes OUT/model.safetensors + OUT/model.json (play it as ppo:PATH or
+    puct:model=PATH) and OUT/expert.json (samples, hold-out losses before and after, timings).
+    """
+    with failures("--model"):  # ImportError without the train extra; a bad model file
+        from agents.policy_file import load_policy_file
+        from train.expert import ExpertConfig, run
+
+        load_policy_file(model)
+        config = ExpertConfig(
+            model=str(model),
+            value_games=value_games,
+            value_keep=value_keep,
+            search_games=search_games,
+            search_ms=search_ms,
+            epochs=epochs,
+            learning_rate=learning_rate,
+            seed=seed,
+        )
+    with failures("--out"):
+        report = run(config, out, echo=typer.echo)
+    typer.echo(f"wrote {out / 'model.safetensors'} ({report['samples']['value']} value samples)")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``train`` command to ``app``."""
+    """Add the ``train`` and ``expert`` commands to ``app``."""
     app.command("train")(train_command)
+    app.command("expert")(expert_command)
 
 
 def main() -> None:
