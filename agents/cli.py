@@ -511,6 +511,9 @@ def register_ladder(app: Any) -> None:
             run_ladder,
             write_section,
         )
+        from .policy_file import (
+            read_description,
+        )
 
         budgets: list[float] = []
         for part in _split(ismcts_ms):
@@ -521,6 +524,11 @@ def register_ladder(app: Any) -> None:
         for option, given in (("--ppo-quick", ppo_quick), ("--ppo-full", ppo_full)):
             if given is not None and not Path(given).is_file():
                 bad_option(option, f"no model file at {given}")
+            if given is not None:
+                with failures(option):
+                    trained_for = read_description(given)["game"]["num_players"]
+                if trained_for != num_players:
+                    bad_option(option, f"{given} plays {trained_for} players, not {num_players}")
         if bots is not None:
             specs = _split(bots)
             entrants = [Bot(s, s) for s in specs]
@@ -528,7 +536,7 @@ def register_ladder(app: Any) -> None:
                 bad_option("--bots", "the same bot twice")
         else:
             with failures("--ismcts-ms"):
-                entrants = default_bots(budgets, ppo_quick, ppo_full, _split(add))
+                entrants = default_bots(budgets, ppo_quick, ppo_full, _split(add), num_players)
         if len(entrants) < num_players:
             bad_option("--bots", f"{len(entrants)} bots for {num_players}-player tables: need more")
         _check_game(num_players, setup, None)

@@ -11,9 +11,10 @@ How the games are played
 - **Bots**: :func:`default_bots` lists them: ``random``, the three heuristics (``builder``,
   which ``heuristic`` names, ``scorer``, ``opportunist``), ``greedy``, IS-MCTS at two time
   budgets (``ismcts:ms=A``, ``ismcts:ms=B``), the PPO policies of the ``quick`` and ``full``
-  training presets when their model files exist (``runs/quick/model.safetensors``,
-  ``runs/full/model.safetensors``, or the paths given), and the policy-guided search when an
-  agent named in :data:`GUIDED_NAMES` is registered and builds without arguments. More
+  training presets when their model files exist and play the ladder's player count
+  (``runs/quick/model.safetensors``, ``runs/full/model.safetensors``, or the paths given), and
+  the policy-guided search when an agent named in :data:`GUIDED_NAMES` is registered and
+  builds without arguments with a model of that player count. More
   agent specs can be added (``--add``).
 - **Tables**: every combination of ``num_players`` different bots plays ``games`` games
   (for 2 players: every pair). Each table is one :func:`agents.tournament.run_tournament`
@@ -97,19 +98,26 @@ def default_bots(
     ppo_quick: str | os.PathLike[str] | None = None,
     ppo_full: str | os.PathLike[str] | None = None,
     add: Sequence[str] = (),
+    num_players: int = 2,
 ) -> list[Bot]:
-    """The ladder's bots (module docstring).
+    """The ladder's bots (module docstring) for tables of ``num_players``.
 
     ``ppo_quick`` / ``ppo_full``: a model file (``.safetensors``, ``agents.policy_file``); if
     ``None``, the preset's default output under ``runs/`` is used when it exists (relative to
-    the working directory) and the bot is left out otherwise.
+    the working directory) and was trained for ``num_players`` players, and the bot is left
+    out otherwise. The guided search joins on the same condition (its default model).
 
     Raises:
         FileNotFoundError: a PPO model file given explicitly does not exist.
-        ValueError: an IS-MCTS budget that is not a positive number of milliseconds, or the
-            same bot twice.
+        ValueError: an IS-MCTS budget that is not a positive number of milliseconds, a PPO
+            model given explicitly that was trained for another player count, or the same bot
+            twice.
     """
     from . import available, make
+    from .policy_file import read_description
+
+    def players_of(path: Path) -> int:
+        return int(read_description(path)["game"]["num_players"])
 
     bots = [Bot(s, s) for s in ("random", "builder", "scorer", "opportunist", "greedy")]
     for ms in ismcts_ms:
@@ -122,7 +130,12 @@ def default_bots(
             path = Path(given)
             if not path.is_file():
                 raise FileNotFoundError(f"{name}: no model file at {path}")
-        elif PPO_DEFAULTS[name].is_file():
+            if players_of(path) != num_players:
+                raise ValueError(
+                    f"{name}: {path} was trained for {players_of(path)} players, "
+                    f"the ladder's tables have {num_players}"
+                )
+        elif PPO_DEFAULTS[name].is_file() and players_of(PPO_DEFAULTS[name]) == num_players:
             path = PPO_DEFAULTS[name]
         else:
             continue
@@ -130,9 +143,11 @@ def default_bots(
     for guided in GUIDED_NAMES:
         if guided in available():
             try:
-                make(guided)
+                agent = make(guided)
             except (ValueError, OSError, ImportError):
                 continue  # needs arguments: add it with --add
+            if getattr(agent, "num_players", num_players) != num_players:
+                continue  # its default model plays another player count: --add puct:model=
             bots.append(Bot(guided, guided))
             break
     bots.extend(Bot(s.strip(), s.strip()) for s in add)

@@ -19,6 +19,7 @@ from agents.ladder import (
     run_ladder,
     write_section,
 )
+from agents.policy_file import save_policy
 from fort_env.cli import app
 from tests.test_console_script import fort_env_cli
 
@@ -35,21 +36,41 @@ def test_ismcts_budget_in_milliseconds() -> None:
         make("ismcts:ms=-5")
 
 
+def _policy() -> object:
+    """An untrained policy with a small network (its observation size fits every count)."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from fort_env.wrappers import SingleAgentEnv
+
+    ppo = MaskablePPO(
+        "MlpPolicy", SingleAgentEnv(num_players=2), device="cpu", policy_kwargs={"net_arch": [8]}
+    )
+    return ppo.policy
+
+
 def test_default_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # no runs/ here: the PPO bots are left out
     names = [b.name for b in default_bots()]
     assert names[:5] == ["random", "builder", "scorer", "opportunist", "greedy"]
     assert "ismcts:ms=10" in names and "ismcts:ms=50" in names
     assert not any(n.startswith("ppo") for n in names)
-    model = tmp_path / "runs" / "quick" / "model.safetensors"
-    model.parent.mkdir(parents=True)
-    model.write_bytes(b"")
+    policy = _policy()
+    model = save_policy(policy, tmp_path / "runs" / "quick" / "model", num_players=2)
+    four = save_policy(policy, tmp_path / "runs" / "full" / "model", num_players=4)
     bots = default_bots(ismcts_ms=[20, 200], ppo_full=model, add=["ismcts:iterations=5"])
     specs = {b.name: b.spec for b in bots}
     assert specs["ppo-quick"] == "ppo:runs/quick/model.safetensors"  # found by default
     assert specs["ppo-full"] == f"ppo:{model}"
     assert "ismcts:ms=20" in specs and "ismcts:ms=200" in specs
     assert "ismcts:iterations=5" in specs
+    # 4-player tables: the 2-player default is left out, the 4-player one joins, and the
+    # guided search joins only with a default model of that player count (runs/full first)
+    specs4 = {b.name: b.spec for b in default_bots(num_players=4)}
+    assert "ppo-quick" not in specs4 and specs4["ppo-full"] == "ppo:runs/full/model.safetensors"
+    assert "puct" in specs4 and "puct" not in {b.name for b in default_bots(num_players=3)}
+    with pytest.raises(ValueError, match="trained for 4 players"):
+        default_bots(ppo_full=four)
     with pytest.raises(FileNotFoundError, match="ppo-full"):
         default_bots(ppo_full=tmp_path / "missing.safetensors")
     with pytest.raises(ValueError, match="positive"):
@@ -198,3 +219,14 @@ def test_broken_doc_markers_fail_before_any_game(tmp_path: Path) -> None:
     lines = [line for line in text.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: --doc: ") and "broken" in lines[0]
     assert not (tmp_path / "plot.png").exists() and "ladder seed" not in text
+
+
+def test_a_model_of_another_player_count_is_refused(tmp_path: Path) -> None:
+    model = save_policy(_policy(), tmp_path / "m", num_players=4)
+    result = CliRunner().invoke(
+        app, ["ladder", "--games", "1", "--no-doc", "--ppo-full", str(model)]
+    )
+    assert result.exit_code == 2, result.output
+    text = result.stderr if result.stderr else result.output
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert lines == [f"error: --ppo-full: {model} plays 4 players, not 2"]
