@@ -26,6 +26,11 @@ The action played is the root's most visited legal child. The budget per decisio
 ``iterations`` iterations or ``ms`` milliseconds, whichever ends first (``ms=0``: no time
 limit). Settings by name: ``puct:ms=50:c=1.5:model=runs/full/model.safetensors``.
 
+Speed: an iteration is one forward pass of a position, where torch's threads only wait on
+each other; the tournament runner plays on one torch thread (``agents.tournament.
+torch_threads``), and in a loop of your own ``torch.set_num_threads(1)`` does the same (with
+another job on the machine, two threads made iterations 10x slower).
+
 Without ``model`` the agent plays the first of :data:`DEFAULT_MODELS` that exists (the
 training presets' outputs), so ``agents.make("puct")`` works after a training run; otherwise it
 raises ``ModelFileError``. Needs ``info["determinize"]`` (the tournament runner gives it):

@@ -84,7 +84,8 @@ from .base import Agent, LazyObservation
 from .view import SeatView
 
 __all__ = [
-    "GameRecord", "format_table", "play_game", "run_tournament", "unique_names", "wilson_interval",
+    "GameRecord", "format_table", "play_game", "run_tournament", "torch_threads", "unique_names",
+    "wilson_interval",
 ]  # fmt: skip
 
 TRIGGERS = ("score_25", "fort_level_5", "park_deck_empty")
@@ -265,10 +266,29 @@ def play_game(
 
 # ---------------------------------------------------------------------- workers
 _WORKER: dict[str, Any] = {}
+GAME_TORCH_THREADS = 1  # torch threads of a process playing games (torch_threads)
 
 
 def _derive(*key: int) -> int:
     return int(np.random.SeedSequence(list(key)).generate_state(1, dtype=np.uint32)[0])
+
+
+def torch_threads(n: int | None) -> int | None:
+    """Set torch's intra-op threads to ``n`` if torch is loaded (else nothing); returns the
+    count before, or ``None`` if torch is not loaded or ``n`` is ``None``.
+
+    The games' networks (``ppo``, ``puct``) evaluate one position at a time, a few hundred
+    thousand multiply-adds, where more threads only wait on each other; on a machine busy with
+    other work, torch's default (one thread per core) made ``puct``'s iterations 10-18 ms
+    instead of 1-2.5 ms (measured with another job on the 2 cores; docs/agents.md), so a
+    clock-limited search ran a tenth of its iterations.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None or n is None:
+        return None
+    before = int(torch.get_num_threads())
+    torch.set_num_threads(n)
+    return before
 
 
 def _init_worker(
@@ -279,6 +299,7 @@ def _init_worker(
     _WORKER["game"] = FortGame(num_players, setup, cards)
     _WORKER["agents"] = [make(s) for s in specs]
     _WORKER["observer"] = observer  # a factory: () -> Observer, or None
+    torch_threads(GAME_TORCH_THREADS)  # after make: the agents' imports load torch
 
 
 def _run_one(args: tuple[int, int, bool]) -> GameRecord:
@@ -348,6 +369,9 @@ def run_tournament(
         ray_address: play the games in Ray tasks on this cluster instead (``local``,
             ``auto`` or ``HOST:PORT``; ``agents.ray_games``); ``workers`` is then unused.
 
+    Every process playing the games runs torch on one intra-op thread
+    (:func:`torch_threads`); with ``workers=1`` the caller's count is restored after.
+
     Raises:
         ValueError: the number of agents differs from ``num_players``, ``games < 1`` or
             ``workers < 1``; an unknown agent spec.
@@ -373,6 +397,8 @@ def run_tournament(
         connect(ray_address)
     jobs = [(g, seed, duplicate_deals) for g in range(games)]
     records: list[GameRecord] = []
+    torch = sys.modules.get("torch")  # loaded by now if an agent needs it (made above)
+    threads_before = None if torch is None else int(torch.get_num_threads())
     start = time.perf_counter()
     bar = tqdm(total=games, file=sys.stderr, disable=not progress, desc="games", unit="game")
     try:
@@ -385,9 +411,12 @@ def run_tournament(
                 bar.update(len(chunk))
         elif workers == 1:
             _init_worker(specs, num_players, setup, cards, observer)
-            for job in jobs:
-                records.append(_run_one(job))
-                bar.update(1)
+            try:
+                for job in jobs:
+                    records.append(_run_one(job))
+                    bar.update(1)
+            finally:  # in the caller's process: give it back its torch threads
+                torch_threads(threads_before)
         else:
             # forkserver, not fork: a parent that has run torch (a PPO or puct bot built in
             # this process, e.g. by the ladder or a training run's evaluation) has OpenMP

@@ -130,3 +130,26 @@ def test_bad_settings_and_inputs(
         agent.act(obs, {"legal_actions": state.legal_actions(), "seat": 0})
     with pytest.raises(ValueError, match="trained for 2 players"):
         agent.evaluate(FortGame(3).new_initial_state(1))
+
+
+def test_games_run_torch_on_one_thread(model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process tournaments evaluate on one torch thread and give the caller its count back
+    (with another job on the cores, two threads made iterations ~10x slower)."""
+    import torch
+
+    seen: list[int] = []
+    evaluate = PUCTAgent.evaluate
+
+    def spy(self: PUCTAgent, state: Any) -> Any:
+        seen.append(torch.get_num_threads())
+        return evaluate(self, state)
+
+    monkeypatch.setattr(PUCTAgent, "evaluate", spy)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        run_tournament([_spec(model, ms=0, iterations=3), "random"], 2, 1, seed=1, progress=False)
+        assert seen and set(seen) == {1}
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

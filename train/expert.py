@@ -37,6 +37,7 @@ import numpy as np
 
 from agents.policy_file import load_policy_file, read_description, save_policy
 from agents.puct import PUCTAgent
+from agents.tournament import GAME_TORCH_THREADS
 from fort_env import FortGame
 
 __all__ = ["ExpertConfig", "Samples", "fit", "policy_games", "run", "search_games"]
@@ -333,6 +334,8 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
     described = read_description(config.model)
     facts = described["game"]
     game = FortGame(facts["num_players"], facts["setup"], facts.get("card_set"))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(GAME_TORCH_THREADS)  # one position at a time (torch_threads)
     started = time.perf_counter()
     value = policy_games(policy, game, config.value_games, config.seed, config.value_keep)
     value_seconds = time.perf_counter() - started
@@ -353,6 +356,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
         search_train, search_hold = search.split(config.search_games)
         more_train, more_hold = search_value.split(config.search_games)
         value_train, value_hold = value_train + more_train, value_hold + more_hold
+    torch.set_num_threads(threads)  # the fit's minibatches use every thread
     before = {
         "value_mse": _value_loss(policy, value_hold),
         "policy_cross_entropy": _policy_loss(policy, search_hold) if search_hold else None,
