@@ -511,9 +511,7 @@ def register_ladder(app: Any) -> None:
             run_ladder,
             write_section,
         )
-        from .policy_file import (
-            read_description,
-        )
+        from .policy_file import trained_num_players
 
         budgets: list[float] = []
         for part in _split(ismcts_ms):
@@ -526,7 +524,7 @@ def register_ladder(app: Any) -> None:
                 bad_option(option, f"no model file at {given}")
             if given is not None:
                 with failures(option):
-                    trained_for = read_description(given)["game"]["num_players"]
+                    trained_for = trained_num_players(given)
                 if trained_for != num_players:
                     bad_option(option, f"{given} plays {trained_for} players, not {num_players}")
         if bots is not None:

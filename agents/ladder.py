@@ -114,10 +114,7 @@ def default_bots(
             twice.
     """
     from . import available, make
-    from .policy_file import read_description
-
-    def players_of(path: Path) -> int:
-        return int(read_description(path)["game"]["num_players"])
+    from .policy_file import trained_num_players
 
     bots = [Bot(s, s) for s in ("random", "builder", "scorer", "opportunist", "greedy")]
     for ms in ismcts_ms:
@@ -130,12 +127,15 @@ def default_bots(
             path = Path(given)
             if not path.is_file():
                 raise FileNotFoundError(f"{name}: no model file at {path}")
-            if players_of(path) != num_players:
+            trained_for = trained_num_players(path)
+            if trained_for != num_players:
                 raise ValueError(
-                    f"{name}: {path} was trained for {players_of(path)} players, "
+                    f"{name}: {path} was trained for {trained_for} players, "
                     f"the ladder's tables have {num_players}"
                 )
-        elif PPO_DEFAULTS[name].is_file() and players_of(PPO_DEFAULTS[name]) == num_players:
+        elif (
+            PPO_DEFAULTS[name].is_file() and trained_num_players(PPO_DEFAULTS[name]) == num_players
+        ):
             path = PPO_DEFAULTS[name]
         else:
             continue

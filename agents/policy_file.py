@@ -49,6 +49,7 @@ __all__ = [
     "read_description",
     "save_checkpoint_files",
     "save_policy",
+    "trained_num_players",
 ]
 
 FORMAT = "fort-env-policy"
@@ -262,6 +263,17 @@ def read_description(path: str | Path) -> dict[str, Any]:
         if not ok:
             raise _bad(description, f"field {field!r} is missing or malformed")
     return info
+
+
+def trained_num_players(path: str | Path) -> int:
+    """The player count a saved policy was trained for (its description's ``game``); 2-4.
+
+    The observation has the same size at every count, so only the description tells.
+
+    Raises:
+        ModelFileError: as :func:`read_description`.
+    """
+    return int(read_description(path)["game"]["num_players"])
 
 
 def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, dict[str, Any]]:

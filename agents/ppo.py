@@ -30,9 +30,31 @@ from fort_env.errors import ModelFileError
 
 from .base import act_on_probabilities, masked_softmax
 
-__all__ = ["PPOAgent", "load_policy", "make_ppo_agent"]
+__all__ = ["PPOAgent", "load_policy", "make_ppo_agent", "policy_logits", "policy_values"]
 
 _POLICIES: dict[tuple[str, float, bool], Any] = {}
+
+
+def policy_logits(policy: Any, obs: Any) -> Any:
+    """The actor's logits: torch float32 ``(K, num_actions)`` for observations ``(K, D)``.
+
+    The modules ``MaskableActorCriticPolicy.get_distribution`` runs (features, actor MLP,
+    action head), without building a distribution object. Gradients flow unless the caller
+    runs it under ``torch.no_grad()``.
+    """
+    from stable_baselines3.common.policies import BasePolicy
+
+    features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def policy_values(policy: Any, obs: Any) -> Any:
+    """The value head: torch float32 ``(K,)`` for observations ``(K, D)`` (``predict_values``
+    without its reshaping); gradients as for :func:`policy_logits`."""
+    from stable_baselines3.common.policies import BasePolicy
+
+    features = BasePolicy.extract_features(policy, obs, policy.vf_features_extractor)
+    return policy.value_net(policy.mlp_extractor.forward_critic(features))[:, 0]
 
 
 def load_policy(path: str | Path, trusted: bool = False) -> Any:
@@ -111,7 +133,6 @@ class PPOAgent:
         (``tests/test_train.py``).
         """
         import torch
-        from stable_baselines3.common.policies import BasePolicy
 
         policy = self.policy
         observation = np.asarray(observation, dtype=np.float32)
@@ -124,8 +145,7 @@ class PPOAgent:
         obs = torch.as_tensor(observation[None])
         legal = np.asarray(mask, dtype=bool)
         with torch.no_grad():
-            features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+            logits = policy_logits(policy, obs)
         z = logits[0].numpy().astype(np.float64)
         return masked_softmax(z, legal)
 
@@ -153,7 +173,6 @@ class PPOAgent:
             ValueError: observations of another size than the policy's.
         """
         import torch
-        from stable_baselines3.common.policies import BasePolicy
 
         obs = np.asarray(observations, dtype=np.float32)
         if obs.ndim != 2 or obs.shape[1] != self.observation_size:
@@ -162,12 +181,8 @@ class PPOAgent:
                 f"entries; got shape {obs.shape}"
             )
         legal = np.asarray(masks).astype(bool)
-        policy = self.policy
         with torch.no_grad():
-            features = BasePolicy.extract_features(
-                policy, torch.as_tensor(obs), policy.pi_features_extractor
-            )
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+            logits = policy_logits(self.policy, torch.as_tensor(obs))
         z = logits.numpy().astype(np.float64)
         z[~legal] = -np.inf
         if self.deterministic:  # the most probable legal action: the largest legal logit

@@ -29,7 +29,8 @@ limit). Settings by name: ``puct:ms=50:c=1.5:model=runs/full/model.safetensors``
 Speed: an iteration is one forward pass of a position, where torch's threads only wait on
 each other; the tournament runner plays on one torch thread (``agents.tournament.
 torch_threads``), and in a loop of your own ``torch.set_num_threads(1)`` does the same (with
-another job on the machine, two threads made iterations 10x slower).
+another process busy on 2 cores, two threads made iterations ~4x slower:
+``scripts/puct_speed.py``).
 
 Without ``model`` the agent plays the first of :data:`DEFAULT_MODELS` that exists (the
 training presets' outputs), so ``agents.make("puct")`` works after a training run; otherwise it
@@ -51,8 +52,8 @@ from fort_env import FortState
 from fort_env.errors import ModelFileError
 
 from .base import BaseAgent, MissingInfoError, legal_from, masked_softmax
-from .policy_file import read_description
-from .ppo import load_policy
+from .policy_file import trained_num_players
+from .ppo import load_policy, policy_logits, policy_values
 
 __all__ = ["DEFAULT_MODELS", "PUCTAgent"]
 
@@ -119,7 +120,7 @@ class PUCTAgent(BaseAgent):
         self.model = str(model)
         self.policy = load_policy(model)
         # the observation's size is the same for every player count: the file says which
-        self.num_players = int(read_description(model)["game"]["num_players"])
+        self.num_players = trained_num_players(model)
         self.observation_size = int(self.policy.observation_space.shape[0])
         self.seconds = float(ms) / 1000.0
         self.iterations = int(iterations)
@@ -149,7 +150,6 @@ class PUCTAgent(BaseAgent):
             ValueError: the policy was trained for a game of another size.
         """
         import torch
-        from stable_baselines3.common.policies import BasePolicy
 
         n = state.game.num_players
         obs = np.stack([state.observation_tensor(seat) for seat in range(n)])
@@ -159,17 +159,14 @@ class PUCTAgent(BaseAgent):
                 f"{self.observation_size} entries; this game has {n} players and "
                 f"{obs.shape[1]} entries"
             )
-        p = self.policy
+        actor = state.current_player()
         with torch.no_grad():
             x = torch.as_tensor(obs)
-            pi_features = BasePolicy.extract_features(p, x, p.pi_features_extractor)
-            vf_features = BasePolicy.extract_features(p, x, p.vf_features_extractor)
-            actor = state.current_player()
-            logits = p.action_net(p.mlp_extractor.forward_actor(pi_features[actor : actor + 1]))
-            values = p.value_net(p.mlp_extractor.forward_critic(vf_features))
+            logits = policy_logits(self.policy, x[actor : actor + 1])
+            values = policy_values(self.policy, x)
         prior = masked_softmax(logits[0].numpy(), state.legal_actions_mask().astype(bool))
         lo, hi = RETURN_RANGE
-        value = np.clip((values[:, 0].numpy().astype(np.float64) - lo) / (hi - lo), 0.0, 1.0)
+        value = np.clip((values.numpy().astype(np.float64) - lo) / (hi - lo), 0.0, 1.0)
         return prior, value
 
     # ------------------------------------------------------------------ search

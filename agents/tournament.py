@@ -278,10 +278,10 @@ def torch_threads(n: int | None) -> int | None:
     count before, or ``None`` if torch is not loaded or ``n`` is ``None``.
 
     The games' networks (``ppo``, ``puct``) evaluate one position at a time, a few hundred
-    thousand multiply-adds, where more threads only wait on each other; on a machine busy with
-    other work, torch's default (one thread per core) made ``puct``'s iterations 10-18 ms
-    instead of 1-2.5 ms (measured with another job on the 2 cores; docs/agents.md), so a
-    clock-limited search ran a tenth of its iterations.
+    thousand multiply-adds, where more threads only wait on each other; with another process
+    busy on the 2 cores, torch's default (a thread per core) made a ``puct`` iteration 2.37 ms
+    against 0.61 ms on one thread, so a 50 ms search ran 24 iterations instead of 83
+    (``python scripts/puct_speed.py --model M --busy 1``; docs/agents.md).
     """
     torch = sys.modules.get("torch")
     if torch is None or n is None:
@@ -397,8 +397,6 @@ def run_tournament(
         connect(ray_address)
     jobs = [(g, seed, duplicate_deals) for g in range(games)]
     records: list[GameRecord] = []
-    torch = sys.modules.get("torch")  # loaded by now if an agent needs it (made above)
-    threads_before = None if torch is None else int(torch.get_num_threads())
     start = time.perf_counter()
     bar = tqdm(total=games, file=sys.stderr, disable=not progress, desc="games", unit="game")
     try:
@@ -410,6 +408,8 @@ def run_tournament(
                 records.extend(chunk)
                 bar.update(len(chunk))
         elif workers == 1:
+            # torch is loaded by now if an agent needs it (the agents were made above)
+            threads_before = torch_threads(GAME_TORCH_THREADS)
             _init_worker(specs, num_players, setup, cards, observer)
             try:
                 for job in jobs:

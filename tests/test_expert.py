@@ -19,22 +19,10 @@ from fort_env import FortGame
 from train import expert
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def model(untrained_policy_file: Path) -> Path:
     """An untrained 2-player policy file with small networks."""
-    from sb3_contrib import MaskablePPO
-
-    from agents.policy_file import save_policy
-    from fort_env.wrappers import SingleAgentEnv
-
-    ppo = MaskablePPO(
-        "MlpPolicy",
-        SingleAgentEnv(num_players=2),
-        seed=0,
-        device="cpu",
-        policy_kwargs={"net_arch": {"pi": [32], "vf": [32]}},
-    )
-    return save_policy(ppo, tmp_path_factory.mktemp("expert") / "policy", num_players=2)
+    return untrained_policy_file
 
 
 def _policy(model: Path):  # a fresh copy each time: the fit changes it in place
@@ -69,6 +57,7 @@ def test_value_targets_are_the_outcome_of_the_game_played(model: Path) -> None:
     game = FortGame(2)
     data = expert.policy_games(_policy(model), game, games=1, seed=5, keep=1.0)
     rng = np.random.default_rng(5)
+    rng.integers(2**62)  # the first draw seeds the network's sampling, the next the deal
     first = game.new_initial_state(seed=int(rng.integers(2**62)))
     np.testing.assert_array_equal(data.obs[0], first.observation_tensor(0))
     np.testing.assert_array_equal(data.obs[1], first.observation_tensor(1))
@@ -86,7 +75,6 @@ def test_search_samples_are_visit_distributions_over_legal_actions(model: Path) 
     assert (policy.target[~policy.mask] == 0).all()
     assert (policy.mask.sum(axis=1) > 1).all()  # only decisions with a choice are searched
     assert set(np.unique(value.target)) <= {-1.0, 1.0}
-    assert len(np.unique(value.target)) == 2 or value.target[0] == 1.0
     np.testing.assert_array_equal(policy.obs, value.obs)
 
 

@@ -19,7 +19,7 @@ from agents.ladder import (
     run_ladder,
     write_section,
 )
-from agents.policy_file import save_policy
+from agents.policy_file import load_policy_file, save_policy
 from fort_env.cli import app
 from tests.test_console_script import fort_env_cli
 
@@ -36,26 +36,15 @@ def test_ismcts_budget_in_milliseconds() -> None:
         make("ismcts:ms=-5")
 
 
-def _policy() -> object:
-    """An untrained policy with a small network (its observation size fits every count)."""
-    pytest.importorskip("sb3_contrib")
-    from sb3_contrib import MaskablePPO
-
-    from fort_env.wrappers import SingleAgentEnv
-
-    ppo = MaskablePPO(
-        "MlpPolicy", SingleAgentEnv(num_players=2), device="cpu", policy_kwargs={"net_arch": [8]}
-    )
-    return ppo.policy
-
-
-def test_default_bots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_bots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, untrained_policy_file: Path
+) -> None:
     monkeypatch.chdir(tmp_path)  # no runs/ here: the PPO bots are left out
     names = [b.name for b in default_bots()]
     assert names[:5] == ["random", "builder", "scorer", "opportunist", "greedy"]
     assert "ismcts:ms=10" in names and "ismcts:ms=50" in names
     assert not any(n.startswith("ppo") for n in names)
-    policy = _policy()
+    policy, _ = load_policy_file(untrained_policy_file)
     model = save_policy(policy, tmp_path / "runs" / "quick" / "model", num_players=2)
     four = save_policy(policy, tmp_path / "runs" / "full" / "model", num_players=4)
     bots = default_bots(ismcts_ms=[20, 200], ppo_full=model, add=["ismcts:iterations=5"])
@@ -221,8 +210,10 @@ def test_broken_doc_markers_fail_before_any_game(tmp_path: Path) -> None:
     assert not (tmp_path / "plot.png").exists() and "ladder seed" not in text
 
 
-def test_a_model_of_another_player_count_is_refused(tmp_path: Path) -> None:
-    model = save_policy(_policy(), tmp_path / "m", num_players=4)
+def test_a_model_of_another_player_count_is_refused(
+    tmp_path: Path, untrained_policy_file: Path
+) -> None:
+    model = save_policy(load_policy_file(untrained_policy_file)[0], tmp_path / "m", num_players=4)
     result = CliRunner().invoke(
         app, ["ladder", "--games", "1", "--no-doc", "--ppo-full", str(model)]
     )

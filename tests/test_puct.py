@@ -19,22 +19,10 @@ from fort_env import FortGame
 from fort_env.errors import ModelFileError
 
 
-@pytest.fixture(scope="module")
-def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture
+def model(untrained_policy_file: Path) -> Path:
     """An untrained 2-player policy file (the search's mechanics do not need a good one)."""
-    from sb3_contrib import MaskablePPO
-
-    from agents.policy_file import save_policy
-    from fort_env.wrappers import SingleAgentEnv
-
-    ppo = MaskablePPO(
-        "MlpPolicy",
-        SingleAgentEnv(num_players=2),
-        seed=0,
-        device="cpu",
-        policy_kwargs={"net_arch": {"pi": [16], "vf": [16]}},
-    )
-    return save_policy(ppo, tmp_path_factory.mktemp("puct") / "policy", num_players=2)
+    return untrained_policy_file
 
 
 def _spec(model: Path, **settings: Any) -> str:
@@ -134,7 +122,7 @@ def test_bad_settings_and_inputs(
 
 def test_games_run_torch_on_one_thread(model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In-process tournaments evaluate on one torch thread and give the caller its count back
-    (with another job on the cores, two threads made iterations ~10x slower)."""
+    (with another process busy on the cores, two threads made iterations ~4x slower)."""
     import torch
 
     seen: list[int] = []

@@ -43,9 +43,9 @@ def train(
             ``resume``, the newest run of the preset).
         seed, timesteps, minutes, n_envs: override the preset's ``seed``,
             ``total_timesteps``, ``time_budget_minutes`` and ``n_envs``.
-        num_players, setup: override the table (2-4 players; ``basic`` or ``advanced``). A
-            policy plays the player count it was trained for (the observation's size depends
-            on it), so a 4-player model is its own run.
+        num_players, setup: override the table (2-4 players; ``basic`` or ``advanced``). The
+            observation has one size for every count, but a policy plays best the count it
+            was trained for (its description records it), so a 4-player model is its own run.
         resume: continue the run saved in ``out`` (its ``config.json`` wins over the preset;
             ``timesteps`` and ``minutes`` still override it).
         overwrite: delete a previous run's outputs in ``out`` first.
@@ -66,6 +66,8 @@ def train(
     from train import selfplay
     from train.progress import latest_run_dir, new_run_dir
 
+    if resume and (num_players is not None or setup is not None):
+        raise ValueError("--num-players and --setup cannot change a run being resumed")
     if out is not None:
         out_dir = Path(out)
     else:  # a fresh runs/PRESET-YYYYmmdd-HHMMSS per run; --resume: the newest one
@@ -83,8 +85,6 @@ def train(
         num_players=num_players,
         setup=setup,
     )
-    if resume and (num_players is not None or setup is not None):
-        raise ValueError("--num-players and --setup cannot change a run being resumed")
     if resume:  # the saved config, with this call's budget overrides
         saved = selfplay.config_from_dict(json.loads((out_dir / "config.json").read_text()))
         changes: dict[str, Any] = {"total_timesteps": timesteps, "time_budget_minutes": minutes}
@@ -177,18 +177,9 @@ def train_command(
         bad_option("--setup", f"{setup!r} is not one of {', '.join(SETUPS)}")
     with failures():
         summary = train(
-            preset,
-            out,
-            seed,
-            timesteps,
-            minutes,
-            n_envs,
-            resume,
-            overwrite,
-            progress,
-            num_players=num_players,
-            setup=setup,
-        )
+            preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress,
+            num_players=num_players, setup=setup,
+        )  # fmt: skip
     typer.echo(format_summary(summary))
 
 

@@ -36,8 +36,9 @@ from typing import Any
 import numpy as np
 
 from agents.policy_file import load_policy_file, read_description, save_policy
+from agents.ppo import PPOAgent, policy_logits, policy_values
 from agents.puct import PUCTAgent
-from agents.tournament import GAME_TORCH_THREADS
+from agents.tournament import GAME_TORCH_THREADS, torch_threads
 from fort_env import FortGame
 
 __all__ = ["ExpertConfig", "Samples", "fit", "policy_games", "run", "search_games"]
@@ -99,7 +100,8 @@ class Samples:
 
     def split(self, games: int) -> tuple[Samples, Samples]:
         """``(train, holdout)``: the samples of the last :data:`HOLDOUT` of ``games`` apart."""
-        cut = self.game >= games - max(1, round(games * HOLDOUT)) if games > 1 else self.game < 0
+        held = max(1, round(games * HOLDOUT)) if games > 1 else 0  # one game: all to train
+        cut = self.game >= games - held
         return self._take(~cut), self._take(cut)
 
     def _take(self, keep: np.ndarray) -> Samples:
@@ -115,21 +117,6 @@ def _stack(obs: list[np.ndarray], target: list[Any], game: list[int], size: int)
     )
 
 
-# --------------------------------------------------------------------------- the network
-def _logits(policy: Any, obs: Any) -> Any:
-    from stable_baselines3.common.policies import BasePolicy
-
-    features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
-    return policy.action_net(policy.mlp_extractor.forward_actor(features))
-
-
-def _values(policy: Any, obs: Any) -> Any:
-    from stable_baselines3.common.policies import BasePolicy
-
-    features = BasePolicy.extract_features(policy, obs, policy.vf_features_extractor)
-    return policy.value_net(policy.mlp_extractor.forward_critic(features))[:, 0]
-
-
 # --------------------------------------------------------------------------- games
 def policy_games(
     policy: Any, game: FortGame, games: int, seed: int, keep: float = 0.1, progress: Any = None
@@ -140,9 +127,9 @@ def policy_games(
     is that seat's final return. Few positions of many games rather than many of few: the
     positions of one game share its outcome. Returns :class:`Samples` (``mask`` None).
     """
-    import torch
-
     rng = np.random.default_rng(seed)
+    # the network samples from its masked policy, 64 positions per forward pass
+    player = PPOAgent(policy=policy, deterministic=False, seed=int(rng.integers(2**62)))
     n, size = game.num_players, game.observation_size
     obs: list[np.ndarray] = []
     target: list[float] = []
@@ -157,13 +144,7 @@ def policy_games(
                 break
             x = np.stack([states[i].observation_tensor(states[i].current_player()) for i in live])
             masks = np.stack([states[i].legal_actions_mask() for i in live])
-            with torch.no_grad():
-                z = _logits(policy, torch.as_tensor(x)).numpy().astype(np.float64)
-            z[~masks] = -np.inf
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
-            choice = (p.cumsum(axis=1) > rng.random((len(live), 1))).argmax(axis=1)
+            choice = player.act_batch(x, masks)
             for row, i in enumerate(live):
                 if rng.random() < keep:
                     kept[i].append(np.stack([states[i].observation_tensor(s) for s in range(n)]))
@@ -236,7 +217,7 @@ def _value_loss(policy: Any, data: Samples) -> float:
     if not len(data):
         return float("nan")
     with torch.no_grad():
-        v = _values(policy, torch.as_tensor(data.obs))
+        v = policy_values(policy, torch.as_tensor(data.obs))
         return float(((v - torch.as_tensor(data.target)) ** 2).mean())
 
 
@@ -253,7 +234,7 @@ def _cross_entropy(policy: Any, data: Samples, rows: np.ndarray) -> Any:
     import torch
 
     assert data.mask is not None
-    logits = _logits(policy, torch.as_tensor(data.obs[rows]))
+    logits = policy_logits(policy, torch.as_tensor(data.obs[rows]))
     logits = logits.masked_fill(~torch.as_tensor(data.mask[rows]), -1e9)
     log_p = torch.log_softmax(logits, dim=1)
     return -(torch.as_tensor(data.target[rows]) * log_p).sum(dim=1).mean()
@@ -285,7 +266,7 @@ def fit(
             rows = order[k * config.batch_size : (k + 1) * config.batch_size]
             loss = torch.zeros(())
             if len(rows):
-                v = _values(policy, torch.as_tensor(value.obs[rows]))
+                v = policy_values(policy, torch.as_tensor(value.obs[rows]))
                 value_loss = ((v - torch.as_tensor(value.target[rows])) ** 2).mean()
                 loss = loss + value_loss
                 sums["value_loss"] += value_loss.item()
@@ -334,8 +315,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
     described = read_description(config.model)
     facts = described["game"]
     game = FortGame(facts["num_players"], facts["setup"], facts.get("card_set"))
-    threads = torch.get_num_threads()
-    torch.set_num_threads(GAME_TORCH_THREADS)  # one position at a time (torch_threads)
+    threads = torch_threads(GAME_TORCH_THREADS)  # the games' forward passes are small
     started = time.perf_counter()
     value = policy_games(policy, game, config.value_games, config.seed, config.value_keep)
     value_seconds = time.perf_counter() - started
@@ -356,7 +336,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
         search_train, search_hold = search.split(config.search_games)
         more_train, more_hold = search_value.split(config.search_games)
         value_train, value_hold = value_train + more_train, value_hold + more_hold
-    torch.set_num_threads(threads)  # the fit's minibatches use every thread
+    torch_threads(threads)  # the fit's minibatches use every thread
     before = {
         "value_mse": _value_loss(policy, value_hold),
         "policy_cross_entropy": _policy_loss(policy, search_hold) if search_hold else None,

@@ -1,0 +1,81 @@
+"""``puct``'s cost per iteration and iterations per searched decision, by torch thread count.
+
+Usage: ``python scripts/puct_speed.py --model runs/full/model.safetensors [--positions 8]
+[--ms 50] [--threads 1,2] [--busy 0]``
+
+Plays one 2-player game with the builder at every seat (deal seed 0) and, at the first
+``--positions`` decisions with a choice, runs ``agents.puct.PUCTAgent`` searches of ``--ms``
+milliseconds from the acting seat's point of view, once per torch thread count in
+``--threads`` (``torch.set_num_threads``). Prints, per count, the mean milliseconds per
+iteration and the iterations per search (min, mean, max). ``--busy K`` starts K processes
+spinning on the CPU for the whole measure, standing in for another job on the machine (the
+case where two torch threads made iterations ~10x slower: docs/agents.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+
+import numpy as np
+import torch
+
+import agents
+from agents.puct import PUCTAgent
+from agents.tournament import decision_info
+from fort_env import FortGame
+
+
+def _spin(stop: float) -> None:
+    while time.time() < stop:
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--positions", type=int, default=8)
+    parser.add_argument("--ms", type=float, default=50.0)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--busy", type=int, default=0)
+    args = parser.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    game = FortGame(2)
+    state = game.new_initial_state(seed=0)
+    builder = agents.make("builder", seed=0)
+    positions = []
+    while not state.is_terminal() and len(positions) < args.positions:
+        info = decision_info(state, state.current_player())
+        if len(info["legal_actions"]) > 1:
+            positions.append(state.clone())
+        state.apply_action(builder.act({}, info))
+    agent = PUCTAgent(model=args.model, ms=args.ms, seed=1)
+    stop = time.time() + 3600
+    spinners = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(args.busy)]
+    for p in spinners:
+        p.start()
+    try:
+        for n in threads:
+            torch.set_num_threads(n)
+            counts, seconds = [], 0.0
+            for pos in positions:
+                seat = pos.current_player()
+                start = time.perf_counter()
+                determinize = lambda r, _s=pos, _p=seat: _s.resample_hidden(_p, r)  # noqa: E731
+                agent.search(determinize, pos.legal_actions())
+                seconds += time.perf_counter() - start
+                counts.append(agent.last_iterations)
+            c = np.array(counts)
+            print(
+                f"torch threads {n}: {1000 * seconds / c.sum():.2f} ms/iteration; iterations "
+                f"per {args.ms:g} ms search min {c.min()} mean {c.mean():.0f} max {c.max()} "
+                f"({len(c)} positions, {args.busy} busy process(es))"
+            )
+    finally:
+        for p in spinners:
+            p.terminate()
+
+
+if __name__ == "__main__":
+    main()
