@@ -10,13 +10,13 @@ spec                            agent
 ``scorer``                      heuristic: victory points and its made-up rule
 ``opportunist``                 heuristic: follow, recruit from rivals' Yards, trash theirs
 ``heuristic``                   the strongest heuristic (:data:`HEURISTIC`)
-``greedy[:k=v[:k=v]]``          one-play lookahead over determinised states (``agents.greedy``)
-``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.ismcts``; in C++ when the
+``greedy[:k=v[:k=v]]``          one-play lookahead over determinised states (``agents.bots.greedy``)
+``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.bots.ismcts``; in C++ when the
                                 compiled core is usable), e.g. ``ismcts:ms=50``
                                 (milliseconds per decision), ``ismcts:iterations=2000``
 ``ppo:PATH``                    a trained policy (registered by the training code)
-``rllib:PATH``                  a policy trained on Ray RLlib (``agents.rllib_agent``; needs Ray)
-==============================  ===============================================================
+``rllib:PATH``                  a policy trained on Ray RLlib (``agents.learned.rllib_agent``; needs
+Ray) ==============================  ===============================================================
 
 ``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed).
 New kinds are added with :func:`register`. The agent protocol is in ``agents.base``.
@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .base import Agent, BaseAgent, LazyObservation, MissingInfoError
-from .heuristics import BuilderAgent, HeuristicAgent, OpportunistAgent, ScorerAgent
-from .random_agent import RandomAgent
-from .view import SeatView
+from agents.base import Agent, BaseAgent, LazyObservation, MissingInfoError
+from agents.bots.heuristics import BuilderAgent, HeuristicAgent, OpportunistAgent, ScorerAgent
+from agents.bots.random_agent import RandomAgent
+from agents.view import SeatView
 
 __all__ = [
     "HEURISTIC", "Agent", "BaseAgent", "BuilderAgent", "HeuristicAgent", "LazyObservation",
@@ -156,14 +156,14 @@ register("builder", _simple(BuilderAgent))
 register("scorer", _simple(ScorerAgent))
 register("opportunist", _simple(OpportunistAgent))
 register("heuristic", _heuristic)
-register("greedy", _lazy("greedy", "GreedyAgent"))
-register("ismcts", _lazy("ismcts", "ISMCTSAgent"))
-register("puct", _lazy("puct", "PUCTAgent"))
+register("greedy", _lazy("bots.greedy", "GreedyAgent"))
+register("ismcts", _lazy("bots.ismcts", "ISMCTSAgent"))
+register("puct", _lazy("learned.puct", "PUCTAgent"))
 
 
 def _ppo(args: str | None) -> Agent:
     # torch and stable-baselines3 (the train extra) load only when a policy is built
-    from .ppo import make_ppo_agent
+    from agents.learned.ppo import make_ppo_agent
 
     return make_ppo_agent(args)
 
@@ -172,7 +172,7 @@ register("ppo", _ppo)
 
 
 def _rllib(args: str | None) -> Agent:
-    from .rllib_agent import make_rllib_agent
+    from agents.learned.rllib_agent import make_rllib_agent
 
     return make_rllib_agent(args)
 

@@ -8,7 +8,7 @@ An agent is any object with ``name``, ``seed(seed)`` and ``act(observation, info
         def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int: ...
 
 It is asked once per decision of its seat (a Fort turn is many small decisions; see
-``fort_env.decisions``) and must return one legal action (an ``int`` in ``[0, N)``).
+``fort_env.game.decisions``) and must return one legal action (an ``int`` in ``[0, N)``).
 
 ``observation`` is the PettingZoo dict observation of the acting seat:
 
@@ -31,7 +31,7 @@ key                 value
                     true state in which everything the seat cannot see is re-dealt at random
 ==================  ===========================================================================
 
-The tournament runner (``agents.tournament``) gives every key. Agents never get the true
+The tournament runner (``agents.arena.tournament``) gives every key. Agents never get the true
 state: the only way to search the engine is ``determinize``, whose states agree with what the
 seat sees and nothing else. From the PettingZoo env (``fort_env.env()``) ``info`` holds only
 ``action_mask``; every agent here then works from the observation alone (using the shipped card
@@ -51,9 +51,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from agents.view import SeatView
 from fort_env import FortGame
-
-from .view import SeatView
 
 __all__ = ["Agent", "BaseAgent", "LazyObservation", "MissingInfoError", "legal_from"]
 

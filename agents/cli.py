@@ -1,7 +1,7 @@
 """The ``tournament``, ``play`` and ``analyze`` commands of ``fort-env``.
 
 The command functions are plain functions with typed arguments that do the work and print;
-:func:`register` adds them to a typer app (``fort_env.cli.app``) with the options of the
+:func:`register` adds them to a typer app (``fort_env.tools.cli.app``) with the options of the
 issue::
 
     fort-env tournament --agents A,B[,C,D] --num-players N --games G --seed S [--workers W] [--json]
@@ -14,8 +14,8 @@ issue::
                      [--cards DIR] [--band 0.8,1.25] [--confidence 0.95]
 
 ``analyze`` is a command group: without a subcommand it prints the card-set report
-(``agents/analyze.py``); ``analyze balance`` measures each card's balance
-(``agents/balance.py``). Options go after the subcommand's name.
+(``agents/analysis/analyze.py``); ``analyze balance`` measures each card's balance
+(``agents/analysis/balance.py``). Options go after the subcommand's name.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from typing import Annotated, Any
 
 import typer
 
-from fort_env.cli_errors import bad_option, failures
-from fort_env.constants import SEED_LIMIT
-from fort_env.engine import FortGame
+from fort_env.core import FortGame
+from fort_env.game.constants import SEED_LIMIT
+from fort_env.tools.cli_errors import bad_option, failures
 
 __all__ = ["analyze", "analyze_balance", "play", "register", "tournament"]
 
@@ -59,10 +59,10 @@ def tournament(
     """Play a tournament and print its result (a table, or one JSON object with ``json_output``).
 
     Raises:
-        ValueError: bad agents or counts (``agents.tournament.run_tournament``).
+        ValueError: bad agents or counts (``agents.arena.tournament.run_tournament``).
         ImportError, ConnectionError: ``ray_address`` without Ray, or with no cluster there.
     """
-    from .tournament import format_table, run_tournament
+    from agents.arena.tournament import format_table, run_tournament
 
     result = run_tournament(_split(agents), num_players, games, seed=seed, workers=workers,
                             setup=setup, cards=cards, progress=progress,
@@ -82,7 +82,7 @@ def play(
     setup: str = "basic",
 ) -> int:
     """Play a game in the terminal against bots; returns the exit code (0)."""
-    from .human import play_human
+    from agents.arena.human import play_human
 
     if seed is None:
         seed = random.randrange(2**31)
@@ -105,8 +105,8 @@ def analyze(
     """Simulate games and print the card-set report; write PNG plots into ``out``."""
     from rich.console import Console
 
-    from .analyze import analyze as run_analysis
-    from .analyze import print_report
+    from agents.analysis.analyze import analyze as run_analysis
+    from agents.analysis.analyze import print_report
 
     counts = [int(x) for x in _split(num_players)]
     report = run_analysis(_split(agents), games, counts, seed=seed, workers=workers, out=out,
@@ -132,15 +132,15 @@ def analyze_balance(
     band: tuple[float, float] = (0.8, 1.25),
     confidence: float = 0.95,
 ) -> dict[str, Any]:
-    """Measure every card's balance (``agents.balance.balance``) and print it (a rich table,
-    or one JSON object with ``json_output``); write ``balance.png`` into ``out``.
+    """Measure every card's balance (``agents.analysis.balance.balance``) and print it (a rich
+    table, or one JSON object with ``json_output``); write ``balance.png`` into ``out``.
 
     Raises:
-        ValueError: bad agents, counts, band or confidence (``agents.balance.balance``).
+        ValueError: bad agents, counts, band or confidence (``agents.analysis.balance.balance``).
     """
     from rich.console import Console
 
-    from .balance import balance, print_balance
+    from agents.analysis.balance import balance, print_balance
 
     counts = [int(x) for x in _split(num_players)]
     report = balance(_split(agents), games, counts, seed=seed, workers=workers, out=out,
@@ -251,7 +251,9 @@ def register(app: Any) -> None:
         ] = 1,
         json_output: Annotated[
             bool,
-            typer.Option("--json", help="Print one JSON object (schema: agents/tournament.py)."),
+            typer.Option(
+                "--json", help="Print one JSON object (schema: agents/arena/tournament.py)."
+            ),
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
         cards: Annotated[str | None, typer.Option("--cards", help=CARDS_HELP)] = None,
@@ -417,7 +419,7 @@ def register(app: Any) -> None:
 
 
 def register_ladder(app: Any) -> None:
-    """Add the ``ladder`` command (``agents.ladder``) to a typer app::
+    """Add the ``ladder`` command (``agents.arena.ladder``) to a typer app::
 
     fort-env ladder [--num-players N] [--games G] [--seed S] [--workers W] [--bots A,B,...]
                     [--ismcts-ms 10,50] [--ppo-quick PATH] [--ppo-full PATH] [--add SPECS]
@@ -491,7 +493,7 @@ def register_ladder(app: Any) -> None:
         ] = False,
         json_output: Annotated[
             bool,
-            typer.Option("--json", help="Print one JSON object (schema: agents/ladder.py)."),
+            typer.Option("--json", help="Print one JSON object (schema: agents/arena/ladder.py)."),
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
     ) -> None:
@@ -499,9 +501,7 @@ def register_ladder(app: Any) -> None:
         import os
         import secrets
 
-        from fort_env.constants import SEED_LIMIT
-
-        from .ladder import (
+        from agents.arena.ladder import (
             Bot,
             check_section,
             default_bots,
@@ -511,7 +511,8 @@ def register_ladder(app: Any) -> None:
             run_ladder,
             write_section,
         )
-        from .policy_file import trained_num_players
+        from agents.learned.policy_file import trained_num_players
+        from fort_env.game.constants import SEED_LIMIT
 
         budgets: list[float] = []
         for part in _split(ismcts_ms):

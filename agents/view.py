@@ -1,9 +1,9 @@
 """What one seat can see, as plain fields: the documented view that heuristic agents read.
 
-A :class:`SeatView` holds exactly what the seat's observation holds (``fort_env.observation``):
-its own cards by zone, the public zones of the table, resources, Fort Levels, scores, perks, its
-own made-up rule, and the pending decision's public context. It never holds a rival's hand or
-deck, the Park deck's contents, or a rival's made-up rule.
+A :class:`SeatView` holds exactly what the seat's observation holds
+(``fort_env.views.observation``): its own cards by zone, the public zones of the table, resources,
+Fort Levels, scores, perks, its own made-up rule, and the pending decision's public context. It
+never holds a rival's hand or deck, the Park deck's contents, or a rival's made-up rule.
 
 Two ways to build one, giving equal views of the same position (``tests/test_agents.py``):
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fort_env import FortGame, FortState, observation_layout
-from fort_env.constants import (
+from fort_env.game.constants import (
     DECK,
     DISCARD,
     HAND,
@@ -46,7 +46,7 @@ from fort_env.constants import (
     YARD,
     ZONES,
 )  # fmt: skip
-from fort_env.decisions import DecisionKind
+from fort_env.game.decisions import DecisionKind
 
 __all__ = ["SeatView"]
 
@@ -67,7 +67,7 @@ class SeatView:
     Attributes:
         game: the static game facts (card set, layout, Fort costs).
         num_players: 2, 3 or 4.
-        kind: the pending :class:`~fort_env.decisions.DecisionKind` (as an ``int``).
+        kind: the pending :class:`~fort_env.game.decisions.DecisionKind` (as an ``int``).
         actor: relative seat that must act (0 when I am asked).
         leader: relative seat of the leader (whose turn it is).
         hand, deck, discard, yard, lookout: my cards in each zone (deck: contents only).

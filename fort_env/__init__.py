@@ -3,16 +3,18 @@
 Engine (no PettingZoo, Gymnasium or torch): :class:`FortGame`, :class:`FortState`.
 Environment (``env.py``): :func:`env`, :class:`raw_env`, :mod:`fort_v0`. Records: :func:`replay`.
 Importing the package registers ``fort_v0`` with PettingZoo and the single-agent view
-``"fort_env/Fort-v0"`` with Gymnasium (:mod:`fort_env.registration`).
+``"fort_env/Fort-v0"`` with Gymnasium (:mod:`fort_env.envs.registration`).
 """
 
-from . import box_env, cpp_backend, fort_v0, registration  # cpp_backend: FortGame(backend="cpp")
-from .cards import Card, CardSet, load_card_set
-from .constants import TERMINAL_PLAYER
-from .core import FortGame, FortState
-from .decisions import Decision, DecisionKind
-from .env import env, raw_env
-from .errors import (
+from fort_env import fort_v0  # cpp_backend: FortGame(backend="cpp")
+from fort_env.core import FortGame, FortState
+from fort_env.envs import box as box_env
+from fort_env.envs import registration
+from fort_env.envs.aec import env, raw_env
+from fort_env.game.cards import Card, CardSet, load_card_set
+from fort_env.game.constants import TERMINAL_PLAYER
+from fort_env.game.decisions import Decision, DecisionKind
+from fort_env.game.errors import (
     CardDataError,
     ConfigError,
     FortError,
@@ -20,8 +22,9 @@ from .errors import (
     ModelFileError,
     StateError,
 )
-from .observation import ObservationLayout, observation_layout
-from .records import replay
+from fort_env.native import backend as cpp_backend
+from fort_env.records import replay
+from fort_env.views.observation import ObservationLayout, observation_layout
 
 __all__ = [
     "TERMINAL_PLAYER",

@@ -1,7 +1,7 @@
 """The engine's public classes: :class:`FortGame` (game facts) and :class:`FortState` (one
 position), with an OpenSpiel-style API (docs/DESIGN.md).
 
-The rules themselves are functions over the state's arrays in ``fort_env.rules`` (one module
+The rules themselves are functions over the state's arrays in ``fort_env.game.rules`` (one module
 per concern); the views (observation, text, scoring, hidden information) are functions in their
 own modules. This module joins them behind one class, so it sits above both; everything above
 it (env, wrappers, agents, training) imports ``FortGame``/``FortState`` from here or from
@@ -19,42 +19,42 @@ from typing import Any
 
 import numpy as np
 
-from . import actions as A
-from . import validation
-from .constants import TERMINAL_PLAYER
-from .decisions import Decision, DecisionKind
-from .errors import ConfigError, IllegalActionError
-from .game import SETUPS, GameFacts
-from .hidden import resample_hidden
-from .inputs import as_action
-from .observation import observation_layout, observation_tensor
-from .rules import deal, flow, handlers, legality, search
-from .rules.base import SEARCHED_STAGES
-from .scoring import score_breakdown, winners
-from .stages import ST_ACTION, ST_FOLLOW_RUN, ST_OVER
-from .state_arrays import (
+from fort_env.game import actions as A
+from fort_env.game import validation
+from fort_env.game.constants import TERMINAL_PLAYER
+from fort_env.game.decisions import Decision, DecisionKind
+from fort_env.game.errors import ConfigError, IllegalActionError
+from fort_env.game.facts import SETUPS, GameFacts
+from fort_env.game.inputs import as_action
+from fort_env.game.rules import deal, flow, handlers, legality, search
+from fort_env.game.rules.base import SEARCHED_STAGES
+from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN, ST_OVER
+from fort_env.game.state_arrays import (
     ARRAYS,
     C_ACTOR,
     C_DECISION,
     C_LEADER,
     C_MODE,
-    C_PAY_E,
-    C_PAY_P,
-    C_PAY_T,
-    C_PLAYED,
-    C_PROG_FAILED,
-    C_PROG_FULL,
-    C_PROG_SIDE,
+    C_PAY_EITHER,
+    C_PAY_PIZZA,
+    C_PAY_TOYS,
+    C_PLAYED_CARD,
+    C_PROGRAM_FAILED,
+    C_PROGRAM_FULL,
+    C_PROGRAM_SIDE,
     C_SERIAL,
     C_STAGE,
     StateArrays,
 )
-from .text import action_to_string, state_to_string
+from fort_env.views.hidden import resample_hidden
+from fort_env.views.observation import observation_layout, observation_tensor
+from fort_env.views.scoring import score_breakdown, winners
+from fort_env.views.text import action_to_string, state_to_string
 
 __all__ = ["BACKENDS", "SETUPS", "FortGame", "FortState"]
 
 # The engines a FortGame can run on (docs/cpp.md). "python" is this package's rules; "cpp" the
-# compiled core, whose state class (fort_env.cpp_backend.CppFortState) registers itself in
+# compiled core, whose state class (fort_env.native.backend.CppFortState) registers itself in
 # STATE_CLASSES when fort_env is imported: core cannot import that higher layer.
 BACKENDS = ("python", "cpp")
 STATE_CLASSES: dict[str, Any] = {}
@@ -87,13 +87,13 @@ def _backend(backend: str | None) -> str:
 
 
 class FortGame(GameFacts):
-    """A Fort game: its facts (:class:`~fort_env.game.GameFacts`: the arguments
+    """A Fort game: its facts (:class:`~fort_env.game.facts.GameFacts`: the arguments
     ``num_players``, ``setup``, ``cards`` and the errors raised are documented there), plus
     what needs the rules and views: action handlers, the search's tables, the observation size,
     and :meth:`new_initial_state`.
 
     ``backend`` chooses the engine its states run on: ``"python"`` (:class:`FortState`) or
-    ``"cpp"`` (``fort_env.cpp_backend.CppFortState``: the same API and results, the compiled
+    ``"cpp"`` (``fort_env.native.backend.CppFortState``: the same API and results, the compiled
     core underneath); ``None`` takes :func:`default_backend`: ``$FORT_ENV_BACKEND`` if set,
     else ``"cpp"`` when the compiled core is usable, else ``"python"``. It is
     ``game.backend``. Raises ``ConfigError`` for another name, or ``"cpp"`` without a usable
@@ -156,15 +156,19 @@ class FortState(StateArrays):
         """The pending :class:`Decision` (kind, player, context)."""
         kind = DecisionKind(int(self.ctx[C_DECISION]))
         ctx: dict[str, Any] = {"leader": int(self.ctx[C_LEADER])}
-        if self.ctx[C_PLAYED] >= 0:
-            ctx["played_card"] = int(self.ctx[C_PLAYED])
+        if self.ctx[C_PLAYED_CARD] >= 0:
+            ctx["played_card"] = int(self.ctx[C_PLAYED_CARD])
         if self.ctx[C_MODE] >= 0:
             ctx["mode"] = A.MODES[int(self.ctx[C_MODE])]
         if self.ctx[C_STAGE] in (ST_ACTION, ST_FOLLOW_RUN):
-            ctx["side"] = "public" if self.ctx[C_PROG_SIDE] == A.PUBLIC else "private"
-            ctx["full"] = bool(self.ctx[C_PROG_FULL])
+            ctx["side"] = "public" if self.ctx[C_PROGRAM_SIDE] == A.PUBLIC else "private"
+            ctx["full"] = bool(self.ctx[C_PROGRAM_FULL])
         if kind == DecisionKind.PAY:
-            ctx["cost"] = (int(self.ctx[C_PAY_T]), int(self.ctx[C_PAY_P]), int(self.ctx[C_PAY_E]))
+            ctx["cost"] = (
+                int(self.ctx[C_PAY_TOYS]),
+                int(self.ctx[C_PAY_PIZZA]),
+                int(self.ctx[C_PAY_EITHER]),
+            )
         return Decision(kind, self.current_player(), ctx)
 
     def legal_actions_mask(self) -> np.ndarray:
@@ -183,7 +187,7 @@ class FortState(StateArrays):
 
         Raises:
             IllegalActionError: the action is not legal now; the state is unchanged.
-            TypeError: ``action`` is not an integer (``fort_env.inputs.as_action``).
+            TypeError: ``action`` is not an integer (``fort_env.game.inputs.as_action``).
         """
         a = as_action(action)
         if self.is_terminal() or a not in search.legal_set(self):
@@ -229,7 +233,7 @@ class FortState(StateArrays):
         return state_to_string(self)
 
     # ------------------------------------------------------------------ search hooks
-    # For tests and tools that enumerate plays themselves (``fort_env.reference``): the
+    # For tests and tools that enumerate plays themselves (``tests.reference``): the
     # decision's locally legal actions, and applying one without the exactness check.
     def local_legal_actions(self) -> list[int]:
         """Actions the local rules of the pending decision allow, before the search that
@@ -250,7 +254,7 @@ class FortState(StateArrays):
 
     def play_failed(self) -> bool:
         """The action under way, required in full, can no longer be used fully."""
-        return bool(self.ctx[C_PROG_FAILED])
+        return bool(self.ctx[C_PROGRAM_FAILED])
 
     def never_strands(self, action: int) -> bool:
         """Actions that cannot strand a play: skipping, passing a follow, Recycling, Rough
@@ -260,7 +264,7 @@ class FortState(StateArrays):
     @classmethod
     def from_dict(cls, game: GameFacts, d: dict[str, Any]) -> FortState:
         """Rebuild a state saved by :meth:`to_dict`, checking every field and the invariants
-        the engine relies on (``fort_env.validation``), so that a loaded state either plays on
+        the engine relies on (``fort_env.game.validation``), so that a loaded state either plays on
         within the rules or is refused.
 
         Raises:

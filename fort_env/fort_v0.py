@@ -1,6 +1,6 @@
 """``fort_v0``: the versioned name of the environment, as PettingZoo names its own.
 
-``from fort_env import fort_v0; env = fort_v0.env()``. The spec is ``fort_env.env``'s module
+``from fort_env import fort_v0; env = fort_v0.env()``. The spec is ``fort_env.envs.aec``'s module
 docstring. Importing ``fort_env`` also registers the environment with PettingZoo's registry
 (PettingZoo >= 1.27; earlier versions have none), so ``pettingzoo.make("aec", ENV_ID)`` works,
 with the same keyword arguments as ``env()``.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pettingzoo
 
-from .env import env, raw_env
+from fort_env.envs.aec import env, raw_env
 
 ENV_ID = "fort_env/fort-v0"  # PettingZoo normalises "fort_env/fort_v0" to this
 ENTRY_POINT = "fort_env.fort_v0:env"

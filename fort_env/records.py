@@ -13,7 +13,7 @@ A record is a JSON object:
 }
 ```
 
-- ``config``: the :class:`~fort_env.engine.FortGame` arguments; ``cards`` is ``null`` for the
+- ``config``: the :class:`~fort_env.core.FortGame` arguments; ``cards`` is ``null`` for the
   shipped card set, else the card data directory as it was given (a record of a custom card
   set replays only where that directory is).
 - ``seed``: the game's seed (``FortGame.new_initial_state(seed)``, ``env.reset(seed=seed)``).
@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .core import FortGame, FortState
-from .errors import FortError, IllegalActionError
-from .inputs import SEED_RANGE, is_seed
+from fort_env.core import FortGame, FortState
+from fort_env.game.errors import FortError, IllegalActionError
+from fort_env.game.inputs import SEED_RANGE, is_seed
 
 RECORD_FORMAT = "fort-env-record"
 RECORD_VERSION = 1

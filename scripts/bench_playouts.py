@@ -6,7 +6,7 @@ The figures of docs/cpp.md "Playouts" come from here::
     python scripts/bench_playouts.py --threads 2     # a batch split over two threads
 
 For each player count (basic setup) it deals ``--deals`` games (seeds 0, 1, ...) and runs a
-batch of ``--playouts`` random playouts from each (``fort_env.playout.playout_batch``, seeds
+batch of ``--playouts`` random playouts from each (``fort_env.native.playout.playout_batch``, seeds
 ``1000 * deal + i``), so the work is the same from run to run. Wall time is what a caller
 waits; CPU time (``time.process_time``, every thread of the process) is what one core gives
 when the machine is shared, so on a busy machine read the CPU figure as "per core". To
@@ -19,7 +19,7 @@ import argparse
 import time
 
 from fort_env import FortGame
-from fort_env.playout import playout_batch
+from fort_env.native.playout import playout_batch
 
 
 def main() -> int:

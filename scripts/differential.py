@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games, --workers, --every and --chunk must be >= 1")
     every = FAST_EVERY if args.fast else args.every
 
-    from fort_env import cpp_backend
+    from fort_env.native import backend as cpp_backend
 
     if not cpp_backend.available():
         print(f"differential.py: {cpp_backend.why_unavailable()}", file=sys.stderr)

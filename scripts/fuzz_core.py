@@ -16,8 +16,8 @@ point. The script
    with how their games went on;
 3. runs atheris's libFuzzer in a child interpreter with that build loaded (``FORT_ENV_CORE``)
    and atheris's ASan runtime preloaded, for ``--seconds`` or ``--runs`` executions, seeded by
-   ``--seed``; the Python validation (``fort_env.validation``, ``state_arrays``, ``inputs``,
-   ``cpp_backend``, ``core``) is instrumented too, so its branches also guide the fuzzer;
+   ``--seed``; the Python validation (``fort_env.game.validation``, ``state_arrays``, ``inputs``,
+   ``native.backend``, ``core``) is instrumented too, so its branches also guide the fuzzer;
 4. prints the counts: executions, executions/s, corpus size, coverage (edges) and features,
    new units, and findings.
 
@@ -48,10 +48,10 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKER_FLAG = "--worker"
 # The Python modules whose branches guide the fuzzer too (the validation on the way in).
 INSTRUMENTED = (
-    "fort_env.validation",
-    "fort_env.state_arrays",
-    "fort_env.inputs",
-    "fort_env.cpp_backend",
+    "fort_env.game.validation",
+    "fort_env.game.state_arrays",
+    "fort_env.game.inputs",
+    "fort_env.native.backend",
     "fort_env.core",
 )
 STATS_EVERY = 200  # inputs between two writes of the target's counts (stats.json)
@@ -75,7 +75,7 @@ def _worker(argv: list[str]) -> None:
     ]
     with atheris.instrument_imports(include=["fort_env"], exclude=["fort_env", *names]):
         import fort_env  # noqa: F401
-        from fort_env import cpp_backend
+        from fort_env.native import backend as cpp_backend
     from tests.differential import core_fuzz
 
     core = cpp_backend.require()

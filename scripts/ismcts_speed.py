@@ -4,7 +4,7 @@ Usage: ``python scripts/ismcts_speed.py [--players 2] [--positions 8] [--seconds
 
 Plays one game with the builder at every seat (deal seed 0) and, at the first ``--positions``
 PLAY decisions, lets each engine search for ``--seconds`` of wall time from the acting seat's
-point of view (``agents.ismcts.ISMCTSAgent`` with ``engine="python"`` and ``engine="cpp"``,
+point of view (``agents.bots.ismcts.ISMCTSAgent`` with ``engine="python"`` and ``engine="cpp"``,
 default settings otherwise). Prints each engine's iterations per second (total iterations /
 total seconds) and the ratio, measured in one process, so that the machine's load hits both.
 """
@@ -16,10 +16,10 @@ import os
 import time
 
 import agents
-from agents.ismcts import ISMCTSAgent
-from agents.tournament import decision_info
+from agents.arena.games import decision_info
+from agents.bots.ismcts import ISMCTSAgent
 from fort_env import FortGame
-from fort_env.decisions import DecisionKind
+from fort_env.game.decisions import DecisionKind
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mutation check of the rules modules fort_env/scoring.py and fort_env/cards.py with mutmut
+# Mutation check of the rules modules fort_env/views/scoring.py and fort_env/game/cards.py with mutmut
 # (the [tool.mutmut] section of pyproject.toml: which files, which tests). Each mutant runs only
 # the tests of the focused subset that reach the mutated function.
 #

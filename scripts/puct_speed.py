@@ -4,7 +4,7 @@ Usage: ``python scripts/puct_speed.py --model runs/full/model.safetensors [--pos
 [--ms 50] [--threads 1,2] [--busy 0]``
 
 Plays one 2-player game with the builder at every seat (deal seed 0) and, at the first
-``--positions`` decisions with a choice, runs ``agents.puct.PUCTAgent`` searches of ``--ms``
+``--positions`` decisions with a choice, runs ``agents.learned.puct.PUCTAgent`` searches of ``--ms``
 milliseconds from the acting seat's point of view, once per torch thread count in
 ``--threads`` (``torch.set_num_threads``). Prints, per count, the mean milliseconds per
 iteration and the iterations per search (min, mean, max). ``--busy K`` starts K processes
@@ -22,8 +22,8 @@ import numpy as np
 import torch
 
 import agents
-from agents.puct import PUCTAgent
-from agents.tournament import decision_info
+from agents.arena.games import decision_info
+from agents.learned.puct import PUCTAgent
 from fort_env import FortGame
 
 

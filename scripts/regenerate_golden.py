@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 import fort_env
-from fort_env.text import state_to_string
+from fort_env.views.text import state_to_string
 
 CONFIGS: tuple[tuple[int, str], ...] = ((2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"))
 SEED = 0  # the game's seed and the seed of the random player's choices

@@ -50,7 +50,7 @@ if [ "$module" = ON ]; then
     # -s: a sanitizer report goes to stderr, which pytest would otherwise capture and lose.
     export FORT_ENV_CORE="$so"
     LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" "$python" -c \
-        "from fort_env import cpp_backend as c; print('testing', c.require().__file__)"
+        "from fort_env.native import backend as c; print('testing', c.require().__file__)"
     # Under CI=true a missing core already fails test_optional_core; require it here anyway.
     log="$build/pytest.log"
     LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" FORT_ENV_REQUIRE_CORE=1 \

@@ -42,10 +42,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import agents  # noqa: E402
+from agents.arena.games import decision_info  # noqa: E402
 from agents.base import LazyObservation  # noqa: E402
-from agents.tournament import decision_info  # noqa: E402
 from fort_env import FortGame  # noqa: E402
-from fort_env.state_arrays import C_END, P_LEVEL, P_SCORE, P_TURNS  # noqa: E402
+from fort_env.game.state_arrays import C_END_TRIGGERED, P_FORT_LEVEL, P_SCORE, P_TURNS  # noqa: E402
 from tests.test_invariants import MAX_DECISIONS, check_state  # noqa: E402
 
 DEFAULT_AGENTS = ("random", "heuristic", "builder", "scorer", "opportunist")
@@ -92,7 +92,7 @@ def play(table: dict[str, Any]) -> int:
     state = game.new_initial_state(seed=table["deal_seed"])
     check_state(state)
     scores = state.players[:, P_SCORE].copy()
-    levels = state.players[:, P_LEVEL].copy()
+    levels = state.players[:, P_FORT_LEVEL].copy()
     decisions = 0
     while not state.is_terminal():
         seat = state.current_player()
@@ -106,12 +106,12 @@ def play(table: dict[str, Any]) -> int:
         assert decisions < MAX_DECISIONS, "the game did not end"
         check_state(state)
         assert (state.players[:, P_SCORE] >= scores).all(), "a score fell"
-        assert (state.players[:, P_LEVEL] >= levels).all(), "a Fort Level fell"
+        assert (state.players[:, P_FORT_LEVEL] >= levels).all(), "a Fort Level fell"
         scores = state.players[:, P_SCORE].copy()
-        levels = state.players[:, P_LEVEL].copy()
+        levels = state.players[:, P_FORT_LEVEL].copy()
     turns = state.players[:, P_TURNS]
     assert (turns == turns[0]).all(), f"unequal turns {turns.tolist()}"
-    assert state.ctx[C_END] == 1, "over without an end trigger"
+    assert state.ctx[C_END_TRIGGERED] == 1, "over without an end trigger"
     totals = [row["total"] for row in state.score_breakdown()]
     winners = state.winners()
     assert winners and max(totals) == totals[winners[0]], "a winner without the top total"

@@ -15,8 +15,8 @@ def untrained_policy_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from agents.policy_file import save_policy
-    from fort_env.wrappers import SingleAgentEnv
+    from agents.learned.policy_file import save_policy
+    from fort_env.envs.single_agent import SingleAgentEnv
 
     ppo = MaskablePPO(
         "MlpPolicy",

@@ -1,9 +1,9 @@
 """The straightforward observation writer, kept as the reference for the fast one.
 
-``fort_env.observation.observation_tensor`` builds the same tensor with per-seat lookup tables
+``fort_env.views.observation.observation_tensor`` builds the same tensor with per-seat lookup tables
 and a few numpy scatters (docs/performance.md); tests/test_observation.py checks that the two
 agree on thousands of random positions. This version writes slice by slice and is easier to
-read against the layout in ``fort_env/observation.py``.
+read against the layout in ``fort_env/views/observation.py``.
 
 What a seat may see card by card is decided here by its own table, :data:`SEEN_BY_OWNER`,
 :data:`SEEN_BY_RIVALS` and :data:`SEEN_BY_ALL`, written from the rulebook (and the zone table of
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from fort_env.constants import (
+from fort_env.game.constants import (
     DECK,
     DISCARD,
     HAND,
@@ -33,29 +33,29 @@ from fort_env.constants import (
     YARD,
     ZONES,
 )
-from fort_env.decisions import DecisionKind
-from fort_env.observation import PARK_DECK_CARDS, SIZE_SCALE, observation_layout
-from fort_env.state_arrays import (
+from fort_env.game.decisions import DecisionKind
+from fort_env.game.state_arrays import (
     C_ACTOR,
-    C_ANY_PRIV,
-    C_ANY_PUB,
-    C_CONVERT_DIR,
+    C_ANY_SUIT_PRIVATE,
+    C_ANY_SUIT_PUBLIC,
+    C_CONVERT_FROM,
     C_DECISION,
-    C_END,
-    C_FIRST,
+    C_END_TRIGGERED,
+    C_FIRST_PLAYER,
     C_LEADER,
-    C_LEADER_RES,
+    C_LEADER_RESOURCE,
     C_MODE,
-    C_PAY_E,
-    C_PAY_P,
-    C_PAY_T,
-    C_PLAYED,
-    C_PROG_FULL,
-    C_PROG_SIDE,
-    C_RES_CHOICE,
+    C_PAY_EITHER,
+    C_PAY_PIZZA,
+    C_PAY_TOYS,
+    C_PLAYED_CARD,
+    C_PROGRAM_FULL,
+    C_PROGRAM_SIDE,
+    C_RESOURCE_CHOICE,
     C_SCULPTURE,
     C_STAGE,
 )
+from fort_env.views.observation import PARK_DECK_CARDS, SIZE_SCALE, observation_layout
 
 if TYPE_CHECKING:
     from fort_env.core import FortState
@@ -87,7 +87,7 @@ SEEN_BY_ALL = {  # shared, face up
 
 def reference_observation(state: FortState, player: int) -> np.ndarray:
     """``player``'s observation: float32, shape ``(layout.size,)``; a fresh array."""
-    from fort_env.stages import ST_ACTION, ST_FOLLOW_RUN
+    from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN
 
     g = state.game
     c = g.num_cards
@@ -117,24 +117,28 @@ def reference_observation(state: FortState, player: int) -> np.ndarray:
     if not state.is_terminal():
         obs[off["actor"] + (ctx[C_ACTOR] - player) % n] = 1.0
     obs[off["leader"] + (ctx[C_LEADER] - player) % n] = 1.0
-    obs[off["first_player"] + (ctx[C_FIRST] - player) % n] = 1.0
-    if ctx[C_PLAYED] >= 0:
-        obs[off["played_card"] + ctx[C_PLAYED]] = 1.0
+    obs[off["first_player"] + (ctx[C_FIRST_PLAYER] - player) % n] = 1.0
+    if ctx[C_PLAYED_CARD] >= 0:
+        obs[off["played_card"] + ctx[C_PLAYED_CARD]] = 1.0
     if ctx[C_MODE] >= 0:
         obs[off["mode"] + ctx[C_MODE]] = 1.0
     if ctx[C_STAGE] in (ST_ACTION, ST_FOLLOW_RUN):
-        obs[off["running_action"] + ctx[C_PROG_SIDE]] = 1.0
-        obs[off["running_action"] + 2] = float(ctx[C_PROG_FULL])
+        obs[off["running_action"] + ctx[C_PROGRAM_SIDE]] = 1.0
+        obs[off["running_action"] + 2] = float(ctx[C_PROGRAM_FULL])
     obs[off["play_suits"] : off["play_suits"] + NUM_SUITS] = state.play_suits
-    for i, slot in enumerate((C_ANY_PUB, C_ANY_PRIV)):
+    for i, slot in enumerate((C_ANY_SUIT_PUBLIC, C_ANY_SUIT_PRIVATE)):
         if ctx[slot] >= 0:
             obs[off["any_suit"] + i * NUM_SUITS + ctx[slot]] = 1.0
-    for i, slot in enumerate((C_RES_CHOICE, C_LEADER_RES)):
+    for i, slot in enumerate((C_RESOURCE_CHOICE, C_LEADER_RESOURCE)):
         if ctx[slot] >= 0:
             obs[off["resource_choice"] + i * 2 + ctx[slot]] = 1.0
-    if ctx[C_CONVERT_DIR] >= 0:
-        obs[off["convert_from"] + ctx[C_CONVERT_DIR]] = 1.0
-    obs[off["cost_to_pay"] : off["cost_to_pay"] + 3] = (ctx[C_PAY_T], ctx[C_PAY_P], ctx[C_PAY_E])
+    if ctx[C_CONVERT_FROM] >= 0:
+        obs[off["convert_from"] + ctx[C_CONVERT_FROM]] = 1.0
+    obs[off["cost_to_pay"] : off["cost_to_pay"] + 3] = (
+        ctx[C_PAY_TOYS],
+        ctx[C_PAY_PIZZA],
+        ctx[C_PAY_EITHER],
+    )
 
     rule_loc = state.rule_loc.tolist()
     if player in rule_loc:
@@ -175,5 +179,5 @@ def reference_observation(state: FortState, player: int) -> np.ndarray:
     obs[off["sculpture"] + (MAX_PLAYERS if sculpture < 0 else (sculpture - player) % n)] = 1.0
     obs[off["park_deck_size"]] = np.count_nonzero(zone == PARK_DECK) / PARK_DECK_CARDS
     obs[off["rule_stack_size"]] = float(rule_loc.count(IN_STACK))
-    obs[off["end_triggered"]] = float(ctx[C_END])
+    obs[off["end_triggered"]] = float(ctx[C_END_TRIGGERED])
     return obs

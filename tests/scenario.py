@@ -28,8 +28,8 @@ from typing import Any
 
 import fort_env
 from fort_env import FortGame, FortState
-from fort_env.constants import MADE_UP_RULES, PERKS
 from fort_env.core import default_backend
+from fort_env.game.constants import MADE_UP_RULES, PERKS
 
 CardSpec = str | int
 Seats = Mapping[int, Sequence[CardSpec]]
@@ -274,7 +274,7 @@ def player(state: FortState, seat: int) -> dict[str, int]:
 
 
 def ids(state: FortState, zone: str, seat: int | None = None) -> list[int]:
-    """Card ids in a zone (``fort_env.constants.ZONES`` name), of one seat or of all."""
+    """Card ids in a zone (``fort_env.game.constants.ZONES`` name), of one seat or of all."""
     d = state.to_dict()["cards"]
     return [
         i for i, c in enumerate(d)

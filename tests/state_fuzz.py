@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from fort_env import FortGame, FortState, StateError
-from fort_env.constants import MADE_UP_RULES, PERKS, ZONES
-from fort_env.state_arrays import CTX_FIELDS, P_LEVEL, P_SCORE, PLAYER_FIELDS
+from fort_env.game.constants import MADE_UP_RULES, PERKS, ZONES
+from fort_env.game.state_arrays import CTX_FIELDS, P_FORT_LEVEL, P_SCORE, PLAYER_FIELDS
 from tests.test_invariants import MAX_DECISIONS, check_state
 
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"), (3, "advanced")]
@@ -184,7 +184,7 @@ def play_out(state: FortState, rng: random.Random) -> int:
         AssertionError: a broken invariant or a soft lock (described).
     """
     scores = state.players[:, P_SCORE].copy()
-    levels = state.players[:, P_LEVEL].copy()
+    levels = state.players[:, P_FORT_LEVEL].copy()
     steps = 0
     check_state(state)
     while not state.is_terminal():
@@ -198,9 +198,9 @@ def play_out(state: FortState, rng: random.Random) -> int:
         assert steps < MAX_DECISIONS, "the game did not end"
         check_state(state)
         assert (state.players[:, P_SCORE] >= scores).all(), "a score fell"
-        assert (state.players[:, P_LEVEL] >= levels).all(), "a Fort Level fell"
+        assert (state.players[:, P_FORT_LEVEL] >= levels).all(), "a Fort Level fell"
         scores = state.players[:, P_SCORE].copy()
-        levels = state.players[:, P_LEVEL].copy()
+        levels = state.players[:, P_FORT_LEVEL].copy()
     totals = [row["total"] for row in state.score_breakdown()]
     winners = state.winners()
     assert winners and max(totals) == totals[winners[0]], "winners without the top total"

@@ -1,5 +1,5 @@
-"""The heuristics' economy model (``agents/econ.py``), their decisions
-(``agents/heuristics.py``) and the search bots' evaluation (``agents/evaluation.py``) on
+"""The heuristics' economy model (``agents/bots/econ.py``), their decisions
+(``agents/bots/heuristics.py``) and the search bots' evaluation (``agents/bots/evaluation.py``) on
 hand-built positions, against values computed by hand from the documented weights.
 
 The position ``POS`` (seat 0 to play, 2 players):
@@ -20,15 +20,14 @@ import math
 import numpy as np
 import pytest
 
-from agents import econ
-from agents.econ import Counts, Econ, econ_value, simulate, simulate_play
-from agents.evaluation import FITTED, evaluate, evaluate_all, seat_value
-from agents.heuristics import BUILDER, SCORER, BuilderAgent
-from agents.tournament import decision_info
+from agents.arena.games import decision_info
+from agents.bots import econ
+from agents.bots.econ import Counts, Econ, econ_value, simulate, simulate_play
+from agents.bots.evaluation import FITTED, evaluate, evaluate_all, seat_value
+from agents.bots.heuristics import BUILDER, SCORER, BuilderAgent
 from agents.view import SeatView
-from fort_env.constants import MADE_UP_RULES, NUM_SUITS, PIZZA, SUITS, TOYS
-
-from .scenario import act, build, game_for, player
+from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PIZZA, SUITS, TOYS
+from tests.scenario import act, build, game_for, player
 
 POS = {
     "hands": {0: ["Doc", "Bones", "Kitty"]},

@@ -8,8 +8,8 @@ import pytest
 import agents
 import fort_env
 from agents import MissingInfoError, SeatView, make
-from agents.evaluation import evaluate, evaluate_all
-from agents.tournament import decision_info, play_game
+from agents.arena.games import decision_info, play_game
+from agents.bots.evaluation import evaluate, evaluate_all
 
 _GAMES: dict[int, fort_env.FortGame] = {}
 
@@ -158,7 +158,7 @@ def test_evaluation_range_and_terminal_values() -> None:
 
 
 def test_decision_info_builds_the_view_only_when_read() -> None:
-    from agents.tournament import decision_info
+    from agents.arena.games import decision_info
 
     state = game_for(3).new_initial_state(seed=5)
     seat = state.current_player()

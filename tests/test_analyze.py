@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agents.analyze import PLOTS, analyze
+from agents.analysis.analyze import PLOTS, analyze
 
 
 def test_analyze_writes_plots_and_report(tmp_path: Path) -> None:

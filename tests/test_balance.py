@@ -12,13 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from agents import make
-from agents.balance import BalanceObserver, balance, balance_table
-from agents.tournament import GameRecord, play_game
+from agents.analysis.balance import BalanceObserver, balance, balance_table
+from agents.arena.games import GameRecord, play_game
 from fort_env import FortGame
-from fort_env.cli import app
-from fort_env.scoring import owned_cards
-
-from .test_console_script import fort_env_cli
+from fort_env.tools.cli import app
+from fort_env.views.scoring import owned_cards
+from tests.test_console_script import fort_env_cli
 
 
 def _record(index: int, winners: list[int], owned: list[list[int]], first: int = 0) -> GameRecord:

@@ -1,4 +1,4 @@
-"""``fort_env.vector.FortBatchVecEnv``: the C++ batch behind SB3's VecEnv API.
+"""``fort_env.envs.vector.FortBatchVecEnv``: the C++ batch behind SB3's VecEnv API.
 
 The C++ batch itself is proved equal to ``SingleAgentEnv`` decision by decision in
 ``tests/differential/test_batch.py``; here: the same games through the Python layer (Python
@@ -17,11 +17,12 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from fort_env import cpp_backend, wrappers
-from fort_env.errors import ConfigError, IllegalActionError
-from fort_env.rng import EventRng
-from fort_env.vector import FortBatchVecEnv, opponent_code, random_legal_actions
-from fort_env.wrappers import SingleAgentEnv
+from fort_env.envs import single_agent as wrappers
+from fort_env.envs.single_agent import SingleAgentEnv
+from fort_env.envs.vector import FortBatchVecEnv, opponent_code, random_legal_actions
+from fort_env.game.errors import ConfigError, IllegalActionError
+from fort_env.game.rng import EventRng
+from fort_env.native import backend as cpp_backend
 
 if not cpp_backend.available():  # pragma: no cover
     pytest.skip(
@@ -291,7 +292,7 @@ def test_maskable_ppo_learns_on_it() -> None:
     from stable_baselines3.common.vec_env import VecMonitor
 
     import agents
-    from agents.ppo import PPOAgent
+    from agents.learned.ppo import PPOAgent
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # the training scripts' setting; more threads crawl on a busy box
@@ -340,8 +341,8 @@ def test_vec_monitor_reports_episodes() -> None:
 def test_the_builder_bot_plays_inside_cpp_as_the_ported_builder() -> None:
     """A ``BuilderAgent`` opponent is played by ``Policy::BUILDER`` (its C++ port), so the
     training league's builders cost no Python; another heuristic style stays external."""
-    from agents.heuristics import BuilderAgent, ScorerAgent
-    from fort_env.constants import POLICIES
+    from agents.bots.heuristics import BuilderAgent, ScorerAgent
+    from fort_env.game.constants import POLICIES
 
     assert opponent_code(BuilderAgent()) == POLICIES.index("builder") == 1
     assert opponent_code(ScorerAgent()) == core.EXTERNAL

@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 
 import agents
+from agents.arena.games import decision_info
 from agents.base import BaseAgent
-from agents.tournament import decision_info
 from fort_env import FortState
-
-from .scenario import build, build_dict, game_for
+from tests.scenario import build, build_dict, game_for
 
 SEEDS = (0, 1, 2)
 BOTS = ("greedy", "ismcts:iterations=40")

@@ -1,4 +1,4 @@
-"""The card language and the card data loader (``fort_env/cards.py``), checked against trees,
+"""The card language and the card data loader (``fort_env/game/cards.py``), checked against trees,
 bounds and error reports written by hand from ``docs/cards.md``.
 
 Texts are parsed with unusual spacing on purpose: ``parse_action`` is cached, and a text the
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fort_env import CardDataError
-from fort_env.cards import (
+from fort_env.game.cards import (
     ADVANCE,
     ATOM,
     DATA_DIR,
@@ -43,9 +43,8 @@ from fort_env.cards import (
     parse_action,
     single_step,
 )
-from fort_env.constants import MADE_UP_RULES, PERKS, SUITS
-
-from .scenario import replaced
+from fort_env.game.constants import MADE_UP_RULES, PERKS, SUITS
+from tests.scenario import replaced
 
 SHOVEL, BOOK = SUITS.index("shovel"), SUITS.index("book")
 

@@ -1,5 +1,5 @@
 """Records of games with a custom card set (``fort_env/records.py`` + ``FortGame(cards=dir)``),
-the evaluation fit (``agents/fit_evaluation.py``) and the training configuration and resume
+the evaluation fit (``agents/analysis/fit_evaluation.py``) and the training configuration and resume
 state (``train/selfplay.py``)."""
 
 from __future__ import annotations
@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 
 import fort_env
-from agents import fit_evaluation
-from fort_env.cards import DATA_DIR
+from agents.analysis import fit_evaluation
+from fort_env.game.cards import DATA_DIR
 from fort_env.records import RecordError, load_record, replay, save_record
-
-from .scenario import act, build, player, replaced
+from tests.scenario import act, build, player, replaced
 
 # The coin Best Friends' private action "pack" becomes "score x 3": every seat starts with one.
 COIN_FRIENDS = ('public = "gather(any)"\nprivate = "pack"', 3)

@@ -1,4 +1,4 @@
-"""The PettingZoo environment (``fort_env/env.py``): PettingZoo's own checks and the spec."""
+"""The PettingZoo environment (``fort_env/envs/aec.py``): PettingZoo's own checks and the spec."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import fort_env
 from fort_env import ConfigError, FortGame, IllegalActionError, fort_v0, observation_layout
-from fort_env.env import (
+from fort_env.envs.aec import (
     SCORE_MARGIN_SCALE,
     count_slice_bounds,
     final_rewards,
@@ -27,8 +27,8 @@ from fort_env.env import (
     score_margin_rewards,
 )
 
-# fort_env.env is the env() function; the module of the same name is reached through importlib.
-env_module = importlib.import_module("fort_env.env")
+# fort_env.env is the env() function; its module is fort_env.envs.aec.
+env_module = importlib.import_module("fort_env.envs.aec")
 README = Path(__file__).resolve().parent.parent / "README.md"
 # api_test exempts only PettingZoo's own envs by name from these two warnings about Dict
 # observations (as chess and connect_four have); any other warning is a failure.
@@ -147,9 +147,9 @@ def test_count_slice_bounds_name_layout_slices() -> None:
     env.reset(seed=0)
     state = env.fort_state()
     obs = env.observe(env.agent_selection)["observation"]
-    park_deck = np.count_nonzero(state.zone == fort_env.constants.PARK_DECK)
+    park_deck = np.count_nonzero(state.zone == fort_env.game.constants.PARK_DECK)
     view = observation_layout(4, game).view(obs, "park_deck_size")
-    assert view[0] == pytest.approx(park_deck / fort_env.cards.PARK_DECK_SIZE)
+    assert view[0] == pytest.approx(park_deck / fort_env.game.cards.PARK_DECK_SIZE)
 
 
 @pytest.mark.parametrize(("num_players", "setup"), [(2, "basic"), (4, "basic"), (3, "advanced")])

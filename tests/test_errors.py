@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from fort_env.errors import CardDataError, ConfigError, IllegalActionError, StateError
+from fort_env.game.errors import CardDataError, ConfigError, IllegalActionError, StateError
 
 ERRORS = [
     IllegalActionError(285, "PLAY", "not in hand"),

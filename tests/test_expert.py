@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import agents
-from agents.policy_file import load_policy_file, read_description
-from agents.puct import PUCTAgent
-from agents.tournament import run_tournament
+from agents.arena.tournament import run_tournament
+from agents.learned.policy_file import load_policy_file, read_description
+from agents.learned.puct import PUCTAgent
 from fort_env import FortGame
 from train import expert
 
@@ -131,7 +131,7 @@ def test_a_round_writes_a_policy_that_plays(model: Path, tmp_path: Path) -> None
 def test_cli_errors_name_the_option(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from fort_env.cli import app
+    from fort_env.tools.cli import app
 
     runner = CliRunner()
     missing = runner.invoke(app, ["expert", "--model", "/nonexistent", "--out", str(tmp_path)])

@@ -1,4 +1,5 @@
-"""The logistic fit behind ``agents.evaluation.FITTED`` (``agents/fit_evaluation.py``)."""
+"""The logistic fit behind ``agents.bots.evaluation.FITTED``
+(``agents/analysis/fit_evaluation.py``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 pytest.importorskip("scipy")
 
-from agents.fit_evaluation import fit
+from agents.analysis.fit_evaluation import fit
 
 
 def test_fit_recovers_known_weights() -> None:
@@ -40,12 +41,12 @@ def test_fit_refuses_mismatched_shapes() -> None:
 
 def test_command_line_is_typer() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "agents.fit_evaluation", "--help"],
+        [sys.executable, "-m", "agents.analysis.fit_evaluation", "--help"],
         capture_output=True, text=True, timeout=60, check=True,
     )  # fmt: skip
     assert "--games" in done.stdout and "--workers" in done.stdout
     bad = subprocess.run(
-        [sys.executable, "-m", "agents.fit_evaluation", "--games", "0"],
+        [sys.executable, "-m", "agents.analysis.fit_evaluation", "--games", "0"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert bad.returncode == 2 and "--games" in bad.stderr

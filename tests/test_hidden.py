@@ -3,7 +3,7 @@
 Two states the observer cannot tell apart (hidden cards swapped between slots that look the
 same to it, hidden orders and positions changed, hidden made-up rules moved, another game
 seed) give exactly the same re-dealt state for the same seed. The variants are made here
-independently of ``fort_env/hidden.py``: from the rulebook's notion of what a seat sees
+independently of ``fort_env/views/hidden.py``: from the rulebook's notion of what a seat sees
 (``tests/test_oracles.py`` has the statistical checks: counts, Best Friends, nothing visible
 moves, every hidden card varies).
 """
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame, FortState
-from fort_env.constants import (
+from fort_env.game.constants import (
     DECK,
     DRAFT_KEPT,
     DRAFT_PACK,
@@ -27,12 +27,11 @@ from fort_env.constants import (
     PARK_DECK,
     SEED_LIMIT,
 )
-from fort_env.decisions import DecisionKind
-from fort_env.errors import ConfigError
-from fort_env.hidden import resample_hidden_seeded
-from fort_env.state_arrays import C_ACTOR, C_DECISION, C_PENDING_COIN, C_SEED, C_SHUFFLES
-
-from .scenario import build
+from fort_env.game.decisions import DecisionKind
+from fort_env.game.errors import ConfigError
+from fort_env.game.state_arrays import C_ACTOR, C_DECISION, C_PENDING_COIN, C_SEED, C_SHUFFLES
+from fort_env.views.hidden import resample_hidden_seeded
+from tests.scenario import build
 
 RIVAL_HIDDEN = (HAND, DECK, DRAFT_PACK, DRAFT_KEPT, LOOKOUT)  # a rival's, seen as a count only
 
@@ -61,7 +60,7 @@ def fits(state: FortState, card: int, slot_of: int) -> bool:
 
 
 def variant(state: FortState, observer: int, rng: np.random.Generator) -> FortState:
-    """A state ``observer`` cannot tell from ``state`` (built without ``fort_env.hidden``)."""
+    """A state ``observer`` cannot tell from ``state`` (built without ``fort_env.views.hidden``)."""
     s = state.clone()
     cards = hidden_cards(s, observer)
     fields = (s.zone, s.owner, s.pos, s.mark, s.coin_as)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame, FortState
-from fort_env.constants import (
+from fort_env.game.constants import (
     HAND_SIZE,
     LOOKOUT,
     MAX_FORT_LEVEL,
@@ -22,7 +22,7 @@ from fort_env.constants import (
     XXL_BACKPACK_BONUS,
     ZONES,
 )
-from fort_env.state_arrays import P_LEVEL, P_PACK_P, P_PACK_T, P_SCORE, P_TURNS
+from fort_env.game.state_arrays import P_FORT_LEVEL, P_PACK_PIZZA, P_PACK_TOYS, P_SCORE, P_TURNS
 
 GAMES = int(os.environ.get("FORT_INVARIANT_GAMES", "1000"))
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"), (4, "advanced")]
@@ -38,11 +38,11 @@ def check_state(state: FortState) -> None:
     players = state.players
     assert players.min() >= 0, players
     for p in range(g.num_players):
-        level = int(players[p, P_LEVEL])
+        level = int(players[p, P_FORT_LEVEL])
         assert level <= MAX_FORT_LEVEL
         assert players[p, :2].max() <= STUFF_CAPACITY
         cap = level + 1 + (XXL_BACKPACK_BONUS if state.perk_loc[XXL] == p else 0)
-        assert players[p, P_PACK_P] + players[p, P_PACK_T] <= cap
+        assert players[p, P_PACK_PIZZA] + players[p, P_PACK_TOYS] <= cap
         assert np.count_nonzero((zone == LOOKOUT) & (owner == p)) <= level + 1
     # made-up rules: at most one per player; perks each in one place
     held = state.rule_loc[state.rule_loc >= 0]
@@ -53,7 +53,7 @@ def play_random_game(game: FortGame, seed: int) -> tuple[FortState, int]:
     state = game.new_initial_state(seed)
     rng = np.random.default_rng(seed + 10_000)
     scores = state.players[:, P_SCORE].copy()
-    levels = state.players[:, P_LEVEL].copy()
+    levels = state.players[:, P_FORT_LEVEL].copy()
     steps = 0
     while not state.is_terminal():
         legal = state.legal_actions()
@@ -63,9 +63,9 @@ def play_random_game(game: FortGame, seed: int) -> tuple[FortState, int]:
         assert steps < MAX_DECISIONS, f"seed {seed}: game did not end"
         check_state(state)
         assert (state.players[:, P_SCORE] >= scores).all(), "a score fell"
-        assert (state.players[:, P_LEVEL] >= levels).all(), "a Fort Level fell"
+        assert (state.players[:, P_FORT_LEVEL] >= levels).all(), "a Fort Level fell"
         scores = state.players[:, P_SCORE].copy()
-        levels = state.players[:, P_LEVEL].copy()
+        levels = state.players[:, P_FORT_LEVEL].copy()
     return state, steps
 
 

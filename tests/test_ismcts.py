@@ -1,8 +1,8 @@
-"""IS-MCTS on the compiled core (``cpp/include/fort/ismcts.h``, ``agents/ismcts.py``).
+"""IS-MCTS on the compiled core (``cpp/include/fort/bots/ismcts.h``, ``agents/bots/ismcts.py``).
 
 - The C++ ports the search is built on equal their Python originals: the builder heuristic's
   score of every legal action (``_core.builder_scores`` against ``HeuristicAgent``'s handlers)
-  and the evaluation function (``_core.evaluate_all`` against ``agents.evaluation``), at every
+  and the evaluation function (``_core.evaluate_all`` against ``agents.bots.evaluation``), at every
   decision of random games of every player count and setup.
 - The search's mechanics: it finds the play that wins the game, keeps to its iteration and time
   budgets, gives the same answer for the same seed, and runs on every kind of decision that
@@ -21,16 +21,16 @@ import numpy as np
 import pytest
 
 import agents
-from agents.evaluation import FITTED, HAND_MADE, evaluate_all
-from agents.heuristics import BuilderAgent
-from agents.ismcts import DEFAULT_TREE_KINDS, ISMCTSAgent, weights_sequence
-from agents.tournament import decision_info, play_game
+from agents.arena.games import decision_info, play_game
+from agents.bots.evaluation import FITTED, HAND_MADE, evaluate_all
+from agents.bots.heuristics import BuilderAgent
+from agents.bots.ismcts import DEFAULT_TREE_KINDS, ISMCTSAgent, weights_sequence
 from agents.view import SeatView
-from fort_env import FortGame, FortState, cpp_backend
-from fort_env.constants import RULE_INDEX
-
-from .scenario import build
-from .test_bot_behaviour import DOC
+from fort_env import FortGame, FortState
+from fort_env.game.constants import RULE_INDEX
+from fort_env.native import backend as cpp_backend
+from tests.scenario import build
+from tests.test_bot_behaviour import DOC
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(), reason=f"compiled core: {cpp_backend.why_unavailable()}"

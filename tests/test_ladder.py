@@ -1,5 +1,5 @@
-"""``fort-env ladder`` (agents/ladder.py): the round robin, its ratings, the table, the plot and
-the regenerated section of the document; bad arguments; IS-MCTS budgets in milliseconds."""
+"""``fort-env ladder`` (agents/arena/ladder.py): the round robin, its ratings, the table, the plot
+and the regenerated section of the document; bad arguments; IS-MCTS budgets in milliseconds."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agents import make
-from agents.ladder import (
+from agents.arena.ladder import (
     LADDER_KEY,
     Bot,
     default_bots,
@@ -19,8 +19,8 @@ from agents.ladder import (
     run_ladder,
     write_section,
 )
-from agents.policy_file import load_policy_file, save_policy
-from fort_env.cli import app
+from agents.learned.policy_file import load_policy_file, save_policy
+from fort_env.tools.cli import app
 from tests.test_console_script import fort_env_cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

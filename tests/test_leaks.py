@@ -5,7 +5,7 @@ At many positions of random games, ``state.resample_hidden(seat, rng)`` re-deals
 future shuffles). The environment continued from the re-dealt position (``set_fort_state``)
 must give that agent the same observation, mask, info and rendering, while the hidden state
 really differs (so the test is not empty). A hand-built position pins the one rendering leak
-once found (a rival's Lookout suits listed in card-id order, fixed in ``fort_env/text.py``):
+once found (a rival's Lookout suits listed in card-id order, fixed in ``fort_env/views/text.py``):
 if it comes back, these tests fail.
 """
 
@@ -26,7 +26,7 @@ EVERY = 5  # check every 5th decision of each game
 # The leak once found (text.py, fixed): state_to_string listed a rival's Lookout suits in card-id
 # order, so the order of the suits could reveal which hidden cards are there.
 LOOKOUT_ORDER_BUG = (
-    "render leak in fort_env/text.py: state_to_string(state, viewer) lists a rival's Lookout "
+    "render leak in fort_env/views/text.py: state_to_string(state, viewer) lists a rival's Lookout "
     "suits in card-id order, so render() changes when resample_hidden swaps which cards lie "
     "there (e.g. 'book, book/book' -> 'book/book, book')"
 )

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame, IllegalActionError
-from fort_env.reference import BudgetExceeded, reference_legal_actions
-from fort_env.state_arrays import C_PROG_FAILED
+from fort_env.game.state_arrays import C_PROGRAM_FAILED
+from tests.reference import BudgetExceeded, reference_legal_actions
 
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced")]
 
@@ -47,7 +47,7 @@ def test_every_legal_action_applies_and_leaves_a_legal_action(num_players: int, 
             for a in legal if rng.random() < 0.2 else []:
                 child = state.clone()
                 child.apply_action(a)
-                assert not child.ctx[C_PROG_FAILED]
+                assert not child.ctx[C_PROGRAM_FAILED]
                 assert child.is_terminal() or child.legal_actions(), (a, child.decision)
             state.apply_action(int(rng.choice(legal)))
 
@@ -86,7 +86,7 @@ def test_search_shortcuts_match_reference_with_an_empty_memo() -> None:
     follows) the mask,
     computed with an empty memo so no earlier search can answer, must equal exhaustive
     enumeration."""
-    from fort_env.decisions import DecisionKind as K
+    from fort_env.game.decisions import DecisionKind as K
 
     compared = 0
     for num_players in (2, 4):
@@ -118,7 +118,7 @@ def test_a_card_whose_steps_cannot_start_is_refused_without_search(
     "pack" can run first and free the Stuff for the gather, so "private, then public (fully)"
     stays legal even though the gather could not start on its own."""
     monkeypatch.setenv("FORT_ENV_BACKEND", "python")  # reads the Python engine's internals
-    from fort_env.rules import base, witness
+    from fort_env.game.rules import base, witness
     from tests.scenario import act, build, can, card_id, legal
 
     full = build(2, hands={0: ["Rusty", "Bug"]}, stuff={0: (4, 4)}, pack={0: (1, 0)}, level={0: 0})
@@ -132,7 +132,7 @@ def test_a_card_whose_steps_cannot_start_is_refused_without_search(
     assert "use private, then public (fully)" in legal(room)
     assert "use public (fully)" not in legal(room)  # the gather alone cannot start
     act(room, "use private, then public (fully)")
-    assert room.ctx[C_PROG_FAILED] == 0
+    assert room.ctx[C_PROGRAM_FAILED] == 0
     assert not room.is_terminal()
 
 
@@ -160,7 +160,7 @@ def test_a_first_action_that_cannot_help_the_second_does_not_keep_a_mode_alive(
     nothing the gather needs, so "private, then public (fully)" is refused without search,
     although the Lookout step itself can be done."""
     monkeypatch.setenv("FORT_ENV_BACKEND", "python")  # reads the Python engine's internals
-    from fort_env.rules import witness
+    from fort_env.game.rules import witness
     from tests.scenario import act, build, card_id, legal
 
     s = build(2, hands={0: ["Giggles", "Bug", "Ant"]}, stuff={0: (0, 4)}, level={0: 1})

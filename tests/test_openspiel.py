@@ -1,4 +1,4 @@
-"""The OpenSpiel bridge (``fort_env/openspiel_game.py``): ``pyspiel.load_game("python_fort")``."""
+"""The OpenSpiel bridge (``fort_env/envs/openspiel.py``): ``pyspiel.load_game("python_fort")``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ pyspiel = pytest.importorskip(
 )
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
-import fort_env.openspiel_game as og  # noqa: E402  (registers "python_fort")
+import fort_env.envs.openspiel as og  # noqa: E402  (registers "python_fort")
 from fort_env import ConfigError, FortGame  # noqa: E402
 
 

@@ -1,5 +1,5 @@
 """The single-agent wrapper's opponent league (``set_opponents``, ``set_opponent_sampler``) and
-the vector env's seeding (``fort_env/vector.py``)."""
+the vector env's seeding (``fort_env/envs/vector.py``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-pytest.importorskip("stable_baselines3")  # fort_env.vector needs the [train] extra
+pytest.importorskip("stable_baselines3")  # fort_env.envs.vector needs the [train] extra
 
 from fort_env import ConfigError
-from fort_env.vector import FortVecEnv
-from fort_env.wrappers import SingleAgentEnv
+from fort_env.envs.single_agent import SingleAgentEnv
+from fort_env.envs.vector import FortVecEnv
 
 
 class Recorder:

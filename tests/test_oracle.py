@@ -17,13 +17,12 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame
-
-from .oracle.compare import describe, disagreements
-from .oracle.play import PlayOracle, TooBig
-from .scenario import build
+from tests.oracle.compare import describe, disagreements
+from tests.oracle.play import PlayOracle, TooBig
+from tests.scenario import build
 
 ORACLE_DIR = Path(__file__).parent / "oracle"
-FORBIDDEN = ("fort_env.rules", "fort_env.reference", "fort_env.engine", "fort_env.core")
+FORBIDDEN = ("fort_env.game.rules", "tests.reference", "fort_env.core", "fort_env.core")
 
 
 def forbidden_imports(path: Path) -> list[str]:
@@ -49,9 +48,9 @@ def test_the_oracle_imports_no_engine_rules() -> None:
 
 def test_the_import_check_can_fail(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
-    bad.write_text("import numpy\nfrom fort_env.rules import legality\nimport fort_env.core\n")
+    bad.write_text("import numpy\nfrom fort_env.game.rules import legality\nimport fort_env.core\n")
     assert forbidden_imports(bad) == [
-        "fort_env.rules", "fort_env.rules.legality", "fort_env.core"
+        "fort_env.game.rules", "fort_env.game.rules.legality", "fort_env.core"
     ]  # fmt: skip
 
 

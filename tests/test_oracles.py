@@ -2,7 +2,7 @@
 
 - Rewards: end positions built by hand, played to the end through the AEC env; every reward
   mode's values are worked out from the totals (track + Fort Level points, ``fort.toml``) and
-  the spec in ``fort_env/env.py`` (Rewards), not from ``final_rewards``.
+  the spec in ``fort_env/envs/aec.py`` (Rewards), not from ``final_rewards``.
 - ``resample_hidden``: many re-deals of a built position: every hidden card moves around, the
   counts of every pile, Best Friends and Lookout suits are kept, and nothing the observer sees
   moves (card by card, by the visibility tables of ``tests/reference_observation.py``).
@@ -17,9 +17,8 @@ import pytest
 
 import fort_env
 from fort_env import FortState
-
-from .reference_observation import SEEN_BY_ALL, SEEN_BY_OWNER, SEEN_BY_RIVALS
-from .scenario import build
+from tests.reference_observation import SEEN_BY_ALL, SEEN_BY_OWNER, SEEN_BY_RIVALS
+from tests.scenario import build
 
 LEVEL_POINTS = (0, 0, 1, 3, 9, 23)  # fort.toml victory_points
 
@@ -193,7 +192,7 @@ def test_resample_hidden_statistics() -> None:
             if bf[i]:
                 assert after[i][1] == before[i][1], game.cards[i].name
                 # in its owner's hand, deck or Lookout (a Lookout slot of its suits: a rival
-                # cannot tell it from another card with those suits, fort_env/hidden.py)
+                # cannot tell it from another card with those suits, fort_env/views/hidden.py)
                 assert after[i][0] in ("hand", "deck", "lookout"), game.cards[i].name
             seen_at[i].add(after[i] if after[i][0] in ORDERED else after[i][:2])
             in_rival_hand[i] += after[i][:2] == ("hand", 1)

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from agents.human import HumanQuit, _public_text, ask, play_human, resolve_opponents
+from agents.arena.human import HumanQuit, _public_text, ask, play_human, resolve_opponents
 from fort_env import FortGame
 
 

@@ -1,4 +1,4 @@
-"""``fort_env.playout`` on the Python engine (no compiled core needed): the specification's
+"""``fort_env.native.playout`` on the Python engine (no compiled core needed): the specification's
 promises that do not need a second implementation. The C++ twin is compared with it in
 ``tests/differential/test_playout.py``."""
 
@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fort_env import FortGame, cpp_backend
-from fort_env import playout as P
-from fort_env.errors import ConfigError
-from fort_env.rng import EventRng
+from fort_env import FortGame
+from fort_env.game.errors import ConfigError
+from fort_env.game.rng import EventRng
+from fort_env.native import backend as cpp_backend
+from fort_env.native import playout as P
 
 
 @pytest.fixture(scope="module")

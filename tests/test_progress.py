@@ -107,7 +107,7 @@ def test_repeating_the_command_makes_a_fresh_run(
     printed although the output is not a terminal."""
     from typer.testing import CliRunner
 
-    from fort_env.cli import app
+    from fort_env.tools.cli import app
 
     monkeypatch.chdir(tmp_path)
     args = ["train", "--preset", "tiny", "--timesteps", "256"]

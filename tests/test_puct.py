@@ -1,5 +1,5 @@
-"""The policy-guided search ``puct`` (agents/puct.py): it plays legal moves reproducibly, its
-values outweigh a wrong prior, its prior decides when values do not, and bad settings fail."""
+"""The policy-guided search ``puct`` (agents/learned/puct.py): it plays legal moves reproducibly,
+its values outweigh a wrong prior, its prior decides when values do not, and bad settings fail."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 import agents
+from agents.arena.tournament import run_tournament
 from agents.base import MissingInfoError
-from agents.puct import PUCTAgent
-from agents.tournament import run_tournament
+from agents.learned.puct import PUCTAgent
 from fort_env import FortGame
-from fort_env.errors import ModelFileError
+from fort_env.game.errors import ModelFileError
 
 
 @pytest.fixture

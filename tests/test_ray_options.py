@@ -10,7 +10,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from fort_env.cli import app
+from fort_env.tools.cli import app
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("ray") is not None, reason="Ray is installed here (test_rllib.py)"
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_import_fort_env_does_not_import_ray() -> None:
-    code = "import sys, fort_env, fort_env.cli; print('ray' in sys.modules)"
+    code = "import sys, fort_env, fort_env.tools.cli; print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

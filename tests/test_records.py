@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 import fort_env
-from fort_env.cli import app
 from fort_env.records import (
     RECORD_FORMAT,
     RecordError,
@@ -22,6 +21,7 @@ from fort_env.records import (
     replay,
     save_record,
 )
+from fort_env.tools.cli import app
 
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced")]
 

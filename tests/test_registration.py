@@ -1,4 +1,5 @@
-"""Gymnasium's registry: ``gymnasium.make("fort_env/Fort-v0")`` (``fort_env/registration.py``)."""
+"""Gymnasium's registry: ``gymnasium.make("fort_env/Fort-v0")``
+(``fort_env/envs/registration.py``)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from gymnasium.utils.env_checker import check_env
 import agents
 import fort_env
 from fort_env import ConfigError
-from fort_env.registration import GYM_ID
-from fort_env.wrappers import SingleAgentEnv
+from fort_env.envs.registration import GYM_ID
+from fort_env.envs.single_agent import SingleAgentEnv
 
 
 def test_importing_fort_env_registers_the_id() -> None:
-    assert fort_env.registration.GYM_ID == "fort_env/Fort-v0"
+    assert fort_env.envs.registration.GYM_ID == "fort_env/Fort-v0"
     assert GYM_ID in gymnasium.registry
-    fort_env.registration.register()  # a second registration is a no-op, not a warning
+    fort_env.envs.registration.register()  # a second registration is a no-op, not a warning
 
 
 @pytest.mark.parametrize(("num_players", "render_mode"), [(2, None), (3, "ansi"), (4, "ansi")])

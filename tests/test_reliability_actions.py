@@ -7,8 +7,8 @@ import pytest
 
 import fort_env
 from fort_env import FortGame
-from fort_env.inputs import as_action
-from fort_env.wrappers import SingleAgentEnv
+from fort_env.envs.single_agent import SingleAgentEnv
+from fort_env.game.inputs import as_action
 
 NOT_INTEGERS = [
     311.7,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from fort_env.cli import app
+from fort_env.tools.cli import app
 
 # ranges declared on the options: typer's usage error names the option
 USAGE = [

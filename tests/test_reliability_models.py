@@ -1,7 +1,7 @@
 """Issue 12, model files: a saved policy loads without unpickling; a pickled zip runs nothing.
 
-The project's policies are ``NAME.safetensors`` + ``NAME.json`` (``agents/policy_file.py``). A
-Stable-Baselines3 ``.zip`` keeps its ``data`` entry as cloudpickle: the malicious zip built
+The project's policies are ``NAME.safetensors`` + ``NAME.json`` (``agents/learned/policy_file.py``).
+A Stable-Baselines3 ``.zip`` keeps its ``data`` entry as cloudpickle: the malicious zip built
 here would create a marker file when unpickled. Without the explicit opt-in it is refused
 before anything of it is read; with it, the payload runs (which shows the test is real).
 """
@@ -25,7 +25,7 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("safetensors")
 
 import agents
-from agents.policy_file import (
+from agents.learned.policy_file import (
     load_into_model,
     load_policy_file,
     load_sb3_zip,
@@ -33,7 +33,7 @@ from agents.policy_file import (
     save_checkpoint_files,
     save_policy,
 )
-from agents.ppo import PPOAgent, load_policy
+from agents.learned.ppo import PPOAgent, load_policy
 from fort_env import FortGame, ModelFileError
 
 
@@ -115,7 +115,7 @@ def test_a_zip_disguised_as_safetensors_runs_nothing(tmp_path: Path) -> None:
 def test_tournament_cli_refuses_the_zip(evil: tuple[Path, Path]) -> None:
     from typer.testing import CliRunner
 
-    from fort_env.cli import app
+    from fort_env.tools.cli import app
 
     path, marker = evil
     result = CliRunner().invoke(app, ["tournament", "--agents", f"ppo:{path},random"])
@@ -145,7 +145,7 @@ def test_resume_and_league_never_load_a_zip(evil: tuple[Path, Path], tmp_path: P
 def _model(num_players: int = 2, arch: tuple[int, ...] = (16,)) -> Any:
     from sb3_contrib import MaskablePPO
 
-    from fort_env.wrappers import SingleAgentEnv
+    from fort_env.envs.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv(num_players=num_players)
     return MaskablePPO(
@@ -194,7 +194,7 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
 
 
 def test_saving_for_the_wrong_game_is_refused(tmp_path: Path) -> None:
-    from agents.policy_file import _build_policy
+    from agents.learned.policy_file import _build_policy
 
     game = {"num_players": 2, "setup": "basic", "card_set": None}
     network = {
@@ -318,8 +318,8 @@ def test_a_checkpoint_of_another_network_is_refused(tmp_path: Path) -> None:
 def test_a_trusted_sb3_zip_still_plays_and_converts(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from agents.policy_file import convert_sb3_zip
-    from fort_env.cli import app
+    from agents.learned.policy_file import convert_sb3_zip
+    from fort_env.tools.cli import app
 
     model = _model()
     model.save(tmp_path / "sb3.zip")

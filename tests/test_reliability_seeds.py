@@ -9,8 +9,8 @@ import pytest
 
 import fort_env
 from fort_env import ConfigError, FortGame, FortState, StateError
-from fort_env.constants import SEED_LIMIT
-from fort_env.inputs import check_seed, is_seed
+from fort_env.game.constants import SEED_LIMIT
+from fort_env.game.inputs import check_seed, is_seed
 
 BAD = [-1, SEED_LIMIT, SEED_LIMIT + 1, 2**63, 1.5, True, np.bool_(False), "3", None]
 GOOD = [0, 1, SEED_LIMIT - 1, np.int64(SEED_LIMIT - 1), np.uint8(7)]

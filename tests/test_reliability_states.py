@@ -1,5 +1,5 @@
 """Issue 12, saved states: a loaded dict either raises StateError naming a field, or plays to
-the end with the invariants held (``fort_env/validation.py``, ``tests/state_fuzz.py``)."""
+the end with the invariants held (``fort_env/game/validation.py``, ``tests/state_fuzz.py``)."""
 
 from __future__ import annotations
 
@@ -145,10 +145,10 @@ def test_a_mutated_state_is_refused_or_plays_to_the_end(base: int, seed: int) ->
 def test_the_fuzz_catches_a_broken_validator(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the validator, mutations that break the engine are accepted: the property
     above can fail."""
-    import fort_env.validation as validation
+    import fort_env.game.validation as validation
 
     monkeypatch.setattr(validation, "validate_state", lambda game, s: None)
-    import fort_env.state_arrays  # noqa: F401 - from_dict imports validate_state when called
+    import fort_env.game.state_arrays  # noqa: F401 - from_dict imports validate_state when called
 
     failures = 0
     for i in range(150):
@@ -161,7 +161,7 @@ def test_the_fuzz_catches_a_broken_validator(monkeypatch: pytest.MonkeyPatch) ->
 def test_resampling_keeps_an_added_lookout_card_added() -> None:
     """resample_hidden re-deals a rival's Lookout card with its slot's mark and coin suit:
     the re-dealt position still loads (it once left the mark on the card it moved away)."""
-    from fort_env.constants import LOOKOUT
+    from fort_env.game.constants import LOOKOUT
 
     rng = np.random.default_rng(0)
     for seed in range(200):

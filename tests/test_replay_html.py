@@ -1,4 +1,4 @@
-"""The replay page (``fort_env/replay_html.py``, ``fort-env replay GAME --html OUT``), checked
+"""The replay page (``fort_env/tools/replay_html.py``, ``fort-env replay GAME --html OUT``), checked
 in the frames, in the file, and rendered by a real headless Chromium."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 import fort_env
-from fort_env.cli import app
 from fort_env.records import make_record, save_record
-from fort_env.replay_html import build_frames, render_html
+from fort_env.tools.cli import app
+from fort_env.tools.replay_html import build_frames, render_html
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(

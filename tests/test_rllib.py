@@ -1,4 +1,4 @@
-"""Fort on Ray RLlib (``fort_env.rllib``): the env adapter, one PPO iteration with two env
+"""Fort on Ray RLlib (``fort_env.envs.rllib``): the env adapter, one PPO iteration with two env
 runners on a local Ray instance, and env runners spread over a two-node cluster.
 
 Ray pins an older gymnasium than the dev extra, so these run in the rllib extra's own venv
@@ -19,14 +19,14 @@ import ray
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from fort_env.errors import ConfigError, IllegalActionError
-from fort_env.rllib import (
+from fort_env.envs.rllib import (
     POLICY_ID,
     ActionMaskingTorchRLModule,
     FortMultiAgentEnv,
     policy_mapping_fn,
     ppo_config,
 )
+from fort_env.game.errors import ConfigError, IllegalActionError
 
 TINY = {"hiddens": (64,), "train_batch_size": 1000, "minibatch_size": 250, "num_epochs": 1}
 
@@ -102,7 +102,7 @@ class _UnmaskedModule(ActionMaskingTorchRLModule):
 
 
 def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path) -> None:
-    from agents.tournament import run_tournament
+    from agents.arena.tournament import run_tournament
     from train.rllib_selfplay import iteration_summary
 
     algo = ppo_config(num_players=2, num_env_runners=2, seed=0, **TINY).build_algo()
@@ -185,7 +185,7 @@ def test_env_runners_spread_over_two_nodes(two_nodes) -> None:
 
 
 def test_tournament_on_the_cluster_plays_the_same_games(two_nodes) -> None:
-    from agents.tournament import run_tournament
+    from agents.arena.tournament import run_tournament
 
     # (random bots: the heuristics' card-value cache keeps state between games, so their games
     # depend on which games a process played before, with --workers too)

@@ -1,4 +1,4 @@
-"""The specified generator (fort_env/rng.py): published SplitMix64 outputs, the project's test
+"""The specified generator (fort_env/game/rng.py): published SplitMix64 outputs, the project's test
 vectors, and the uniformity of its bounded draw and shuffle."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from fort_env.rng import GAMMA, MASK64, EventRng, mix
+from fort_env.game.rng import GAMMA, MASK64, EventRng, mix
 
 
 def test_mix_matches_published_splitmix64():

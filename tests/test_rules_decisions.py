@@ -9,11 +9,10 @@ import pytest
 
 from fort_env import DecisionKind as K
 from fort_env import FortGame
-from fort_env.cards import DATA_DIR
 from fort_env.core import default_backend
-
-from . import scenario
-from .scenario import act, build, can, ids, legal, pass_all, player
+from fort_env.game.cards import DATA_DIR
+from tests import scenario
+from tests.scenario import act, build, can, ids, legal, pass_all, player
 
 
 def kinds_after(state, *texts):  # type: ignore[no-untyped-def]

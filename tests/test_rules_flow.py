@@ -12,8 +12,7 @@ import pytest
 
 import fort_env
 from fort_env import CardDataError, ConfigError, FortGame, FortState, IllegalActionError, StateError
-
-from .scenario import (
+from tests.scenario import (
     act,
     build,
     build_dict,
@@ -748,7 +747,7 @@ def test_malformed_fort_track_names_the_file(tmp_path):
 
 def test_effect_tree_queries_read_the_card_language() -> None:
     """first_step, all_steps and single_step (used by the mask shortcuts, R32) on parsed text."""
-    from fort_env.cards import (
+    from fort_env.game.cards import (
         GATHER,
         MULT_CONST,
         MULT_SUIT,
@@ -759,7 +758,7 @@ def test_effect_tree_queries_read_the_card_language() -> None:
         parse_action,
         single_step,
     )
-    from fort_env.constants import SUITS
+    from fort_env.game.constants import SUITS
 
     chain = parse_action("(gather(pizza) x book) -> pack")
     assert first_step(chain) == first_step(parse_action("gather(pizza)"))

@@ -1,4 +1,4 @@
-"""The Box-only view (``fort_env/box_env.py``) and SuperSuit's observation wrappers on it."""
+"""The Box-only view (``fort_env/envs/box.py``) and SuperSuit's observation wrappers on it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pettingzoo import AECEnv
 from pettingzoo.test import api_test
 
 import fort_env
-from fort_env.box_env import box_env
+from fort_env.envs.box import box_env
 
 
 def play(env: AECEnv, seed: int = 0) -> tuple[int, dict[str, float]]:
@@ -55,7 +55,7 @@ def test_box_env_passes_the_api_test_and_matches_the_dict_env() -> None:
 
 def test_box_env_refuses_a_box_env() -> None:
     with pytest.raises(AssertionError, match=r"wrap fort_env\.env"):
-        fort_env.box_env.BoxObservations(box_env())
+        fort_env.envs.box.BoxObservations(box_env())
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agents import cli
-from agents.tournament import format_table, run_tournament, unique_names, wilson_interval
+from agents.arena.tournament import format_table, run_tournament, unique_names, wilson_interval
 
 AGENT_KEYS = {
     "spec", "games", "wins", "win_rate", "win_rate_ci95", "mean_score", "mean_rank",
@@ -131,7 +131,8 @@ def test_typer_commands() -> None:
 
 def test_summarize_counts_shared_victories_for_each_winner() -> None:
     """Three hand-made 3-player games: a sole winner, a two-way and a three-way shared victory."""
-    from agents.tournament import GameRecord, summarize
+    from agents.arena.games import GameRecord
+    from agents.arena.tournament import summarize
 
     def record(i: int, winners: list[int], totals: list[int]) -> GameRecord:
         return GameRecord(

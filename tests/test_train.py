@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("sb3_contrib")  # the [train] extra
 
 import agents
-from agents.tournament import run_tournament
-from fort_env.errors import ModelFileError
+from agents.arena.tournament import run_tournament
+from fort_env.game.errors import ModelFileError
 from train import selfplay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The training script, run as a user would, with the ``tiny`` preset (seconds)."""
     out = tmp_path_factory.mktemp("run") / "tiny"
     proc = subprocess.run(
-        [sys.executable, "train/selfplay.py", "--preset", "tiny", "--out", str(out)],
+        [sys.executable, "-m", "train", "--preset", "tiny", "--out", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -111,7 +111,7 @@ def test_resume_continues_the_run(
     before = json.loads((tiny_run / "checkpoints" / "state.json").read_text())
     old_steps = before["timesteps"]
     assert old_steps >= 512 and before["history"] and before["league"]["snapshots"]
-    from agents.policy_file import load_policy_file
+    from agents.learned.policy_file import load_policy_file
 
     saved, _ = load_policy_file(tiny_run / "checkpoints" / "latest.safetensors")
     saved_params = {k: v.clone() for k, v in saved.state_dict().items()}
@@ -170,7 +170,7 @@ def test_cli_registers_on_a_typer_app(tmp_path: Path) -> None:
 
     @app.callback()
     def main() -> None:
-        """A throwaway app (fort_env.cli calls register(app) the same way)."""
+        """A throwaway app (fort_env.tools.cli calls register(app) the same way)."""
 
     register(app)
     runner = CliRunner()
@@ -239,7 +239,7 @@ def test_presets_and_overrides() -> None:
 def test_cli_trains_a_three_player_model(tmp_path: Path) -> None:
     """``--num-players 3 --setup advanced``: the run's config, its evaluation and its model's
     description are 3-player ones, and the model plays a 3-player table."""
-    from agents.policy_file import read_description
+    from agents.learned.policy_file import read_description
     from train.cli import train
 
     out = tmp_path / "three"

@@ -11,8 +11,14 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from fort_env.bench import ENGINE_PEERS, _chance_action, format_bench, openspiel_loop, run_bench
-from fort_env.vector import FortVecEnv
+from fort_env.envs.vector import FortVecEnv
+from fort_env.tools.bench import (
+    ENGINE_PEERS,
+    _chance_action,
+    format_bench,
+    openspiel_loop,
+    run_bench,
+)
 from train.bench_ppo import ppo_rollout_share
 
 

@@ -1,4 +1,5 @@
-"""The single-agent adapter (``fort_env/wrappers.py``): checkers, seats, whose obs and reward."""
+"""The single-agent adapter (``fort_env/envs/single_agent.py``): checkers, seats, whose obs and
+reward."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import agents
-from agents.tournament import decision_info
+from agents.arena.games import decision_info
 from fort_env import ConfigError, FortGame
-from fort_env.env import final_rewards, observation_box
-from fort_env.wrappers import SingleAgentEnv
+from fort_env.envs.aec import final_rewards, observation_box
+from fort_env.envs.single_agent import SingleAgentEnv
 from tests.scenario import replaced
 
 

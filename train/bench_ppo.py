@@ -1,6 +1,6 @@
 """The env's share of MaskablePPO's rollout time (``fort-env bench --ppo``).
 
-What is timed and what counts as the env is described in ``fort_env/bench.py``'s docstring.
+What is timed and what counts as the env is described in ``fort_env/tools/bench.py``'s docstring.
 This lives with the training code (it builds the quick preset's learner with
 ``train/selfplay.py``'s own builders) and is found by ``fort-env bench`` through the
 ``fort_env.bench`` entry point ``ppo_rollout``.
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from fort_env.bench import DEFAULT_PPO_ROLLOUTS, PPO_ENV_SHARE_TARGET, TRAIN_EXTRA
+from fort_env.tools.bench import DEFAULT_PPO_ROLLOUTS, PPO_ENV_SHARE_TARGET, TRAIN_EXTRA
 
 
 class _TimedOpponent:
@@ -166,7 +166,7 @@ def ppo_rollout_share(
         with tempfile.TemporaryDirectory(prefix="fort-bench-") as tmp:
             model = selfplay.make_model(config, venv)
             if snapshot and config.snapshot_weight > 0:
-                from agents.policy_file import save_policy
+                from agents.learned.policy_file import save_policy
 
                 path = save_policy(
                     model,

@@ -1,7 +1,7 @@
 """``fort-env train``: the command line of self-play training (``train.selfplay``).
 
 :func:`train` is the plain function; :func:`register` adds it as the ``train`` command of a
-typer app (``fort_env/cli.py`` calls ``register(app)``); :func:`main` runs it alone
+typer app (``fort_env/tools/cli.py`` calls ``register(app)``); :func:`main` runs it alone
 (``python -m train.selfplay``, ``python train/selfplay.py``).
 """
 
@@ -12,8 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
-from fort_env.cli_errors import bad_option, failures
-from fort_env.game import SETUPS
+from fort_env.game.facts import SETUPS
+from fort_env.tools.cli_errors import bad_option, failures
 
 __all__ = ["main", "register", "train"]
 
@@ -241,7 +241,7 @@ def expert_command(
     puct:model=PATH) and OUT/expert.json (samples, hold-out losses before and after, timings).
     """
     with failures("--model"):  # ImportError without the train extra; a bad model file
-        from agents.policy_file import load_policy_file
+        from agents.learned.policy_file import load_policy_file
         from train.expert import ExpertConfig, run
 
         load_policy_file(model)

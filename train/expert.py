@@ -1,11 +1,11 @@
 """Expert iteration for the policy-guided search (``puct``): a trained network improved from
 games, as in AlphaZero (Silver et al. 2017) and expert iteration (Anthony, Tian and Barber 2017).
 
-``puct`` (``agents/puct.py``) takes two things from a network: a prior over actions and a
+``puct`` (``agents/learned/puct.py``) takes two things from a network: a prior over actions and a
 value of a position for every seat. A PPO run (``train/selfplay.py``) trains them for another
 job: its critic estimates the learner's *shaped, discounted* return against its league (the
-dense score-margin shaping of ``fort_env.wrappers`` included), while the search backs up who
-wins. This module fits the network to the search's own targets:
+dense score-margin shaping of ``fort_env.envs.single_agent`` included), while the search backs up
+who wins. This module fits the network to the search's own targets:
 
 1. **Value from outcomes.** The network plays every seat of ``value_games`` games against
    itself (actions sampled from its masked policy, games stepped in lockstep so that one
@@ -19,7 +19,7 @@ wins. This module fits the network to the search's own targets:
 
 The games of the last :data:`HOLDOUT` fraction are held out: the losses before and after the
 fit are measured on them (``report["holdout"]``), so a fit that does not generalise shows.
-The result is a policy file like any other (``agents.policy_file.save_policy``; its
+The result is a policy file like any other (``agents.learned.policy_file.save_policy``; its
 description's ``training.expert`` says how it was made), playable as ``ppo:PATH`` and
 ``puct:model=PATH``. ``fort-env expert`` is the command line (``train/cli.py``).
 
@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_file import load_policy_file, read_description, save_policy
-from agents.ppo import PPOAgent, policy_logits, policy_values
-from agents.puct import PUCTAgent
-from agents.tournament import GAME_TORCH_THREADS, torch_threads
+from agents.arena.games import GAME_TORCH_THREADS, torch_threads
+from agents.learned.policy_file import load_policy_file, read_description, save_policy
+from agents.learned.ppo import PPOAgent, policy_logits, policy_values
+from agents.learned.puct import PUCTAgent
 from fort_env import FortGame
 
 __all__ = ["ExpertConfig", "Samples", "fit", "policy_games", "run", "search_games"]

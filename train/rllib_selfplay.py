@@ -1,7 +1,7 @@
 """Self-play PPO on Ray RLlib: ``fort-env train --backend rllib`` (one machine or a Ray cluster).
 
-Needs the ``rllib`` extra in its own virtual environment (``fort_env/rllib.py``). Every seat
-plays one shared, action-masked policy (:func:`fort_env.rllib.ppo_config`); the env runners
+Needs the ``rllib`` extra in its own virtual environment (``fort_env/envs/rllib.py``). Every seat
+plays one shared, action-masked policy (:func:`fort_env.envs.rllib.ppo_config`); the env runners
 that sample games are Ray actors, placed on whatever nodes of the cluster have a free CPU.
 
 Where it runs (``ray_address``):
@@ -130,7 +130,7 @@ def make_config(preset: str = "quick", **overrides: Any) -> RLlibConfig:
 
 def evaluate(config: RLlibConfig, checkpoint: str | Path) -> dict[str, dict[str, Any]]:
     """The trained policy against each of ``config.eval_opponents``, ``config.eval_games``
-    games each (``agents.tournament.run_tournament``, in this process, one torch thread).
+    games each (``agents.arena.tournament.run_tournament``, in this process, one torch thread).
 
     Returns:
         ``{opponent: {"games", "wins", "win_rate", "win_rate_ci95", "mean_score"}}`` of the
@@ -138,7 +138,7 @@ def evaluate(config: RLlibConfig, checkpoint: str | Path) -> dict[str, dict[str,
     """
     import torch
 
-    from agents.tournament import run_tournament
+    from agents.arena.tournament import run_tournament
 
     if config.eval_games == 0:
         return {}
@@ -168,9 +168,9 @@ def init_ray(address: str | None, min_cpus: int = 1) -> dict[str, Any]:
 
     Raises:
         ValueError: the cluster has fewer than ``min_cpus`` CPUs.
-        ConnectionError: no cluster at ``address`` (``agents.ray_games.connect``).
+        ConnectionError: no cluster at ``address`` (``agents.arena.ray_games.connect``).
     """
-    from agents.ray_games import connect
+    from agents.arena.ray_games import connect
 
     local_cpus = max(os.cpu_count() or 1, min_cpus)
     cluster = connect(address or "local", num_cpus=local_cpus)
@@ -199,7 +199,7 @@ def iteration_summary(result: Mapping[str, Any]) -> dict[str, Any]:
     ``episode_length_mean``, ``returns_mean`` (per agent; ``None`` before any episode ended),
     ``entropy``, ``policy_loss``, ``vf_loss``, ``env_runner_restarts``.
     """
-    from fort_env.rllib import POLICY_ID
+    from fort_env.envs.rllib import POLICY_ID
 
     runners = result.get("env_runners", {})
     learner = result.get("learners", {}).get(POLICY_ID, {})
@@ -266,7 +266,7 @@ def run(
         FileExistsError: ``out`` already holds a run.
         ValueError: (:func:`init_ray`) too few CPUs in the cluster.
     """
-    from fort_env.rllib import ppo_config
+    from fort_env.envs.rllib import ppo_config
 
     out = Path(out).resolve()
     if (out / "checkpoint").exists() or (out / "progress.jsonl").exists():

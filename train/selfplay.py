@@ -7,12 +7,12 @@ Run it as ``fort-env train --preset quick --out runs/quick`` (or ``python -m tra
    holds ``quick`` (minutes on a 2-core CPU, beats ``random``), ``full`` (hours, aims at
    ``heuristic``) and ``tiny`` (seconds; the smoke test). Any field can be overridden.
 2. **Seeding**: one block seeds Python, NumPy, torch, the model and the environments.
-3. **Environments**: ``n_envs`` games of :class:`fort_env.wrappers.SingleAgentEnv`'s rules in
-   one SB3 vector env: by default :class:`fort_env.vector.FortBatchVecEnv` (every game stepped
-   in C++, the league's ``random`` played there too, the other opponents grouped and called
-   from this process), or, without the compiled core, ``SubprocVecEnv`` (one process per
-   env). The learner's seat rotates over episodes; opponents are drawn from the league for
-   each game.
+3. **Environments**: ``n_envs`` games of :class:`fort_env.envs.single_agent.SingleAgentEnv`'s
+   rules in one SB3 vector env: by default :class:`fort_env.envs.vector.FortBatchVecEnv` (every
+   game stepped in C++, the league's ``random`` played there too, the other opponents grouped
+   and called from this process), or, without the compiled core, ``SubprocVecEnv`` (one
+   process per env). The learner's seat rotates over episodes; opponents are drawn from the
+   league for each game.
 4. **League** (:class:`League`): a weighted mix of the zoo's bots (``random``, the heuristics)
    and frozen snapshots of the learner (``ppo:PATH``), added whenever an evaluation shows the
    learner has improved (at most ``max_snapshots``, the newest kept).
@@ -20,12 +20,12 @@ Run it as ``fort-env train --preset quick --out runs/quick`` (or ``python -m tra
    ``action_masks()``.
 6. **Callbacks** (:class:`SelfPlayCallback`): namespaced TensorBoard metrics (``league/...``,
    ``eval/...``, ``charts/...``; SB3 adds ``rollout/``, ``train/``, ``time/``), periodic
-   checkpoints and evaluations through the tournament runner (``agents.tournament``), league
+   checkpoints and evaluations through the tournament runner (``agents.arena.tournament``), league
    updates, a wall-time budget; with ``train.progress.ProgressCallback`` in SB3's
    ``CallbackList``. (SB3's ``CheckpointCallback`` and ``EvalCallback`` do not save the league
    and the resumable counters with the model, nor evaluate by tournament, so they are not used.)
 7. **Outputs** in ``out``: ``model.safetensors`` + ``model.json`` (the policy's tensors and
-   its JSON description, ``agents.policy_file``; loads as
+   its JSON description, ``agents.learned.policy_file``; loads as
    ``agents.make("ppo:OUT/model.safetensors")``, nothing unpickled), ``config.json``,
    ``eval.json`` (final tournaments, history), ``learning_curve.png``, ``tb/`` (TensorBoard),
    ``checkpoints/`` (for ``resume``), ``league/`` (snapshots, in the same format).
@@ -39,7 +39,8 @@ states (a resumed run is not bit-identical to an uninterrupted one).
 
 Sources of the habits: CleanRL ``ppo.py`` (one file, dataclass config, seeding block,
 ``charts/SPS``); sb3-contrib's ``MaskablePPO`` docs (``action_masks()``); PettingZoo's SB3
-tutorial for the single-agent wrapper, with the seat pairing fixed (``fort_env/wrappers.py``).
+tutorial for the single-agent wrapper, with the seat pairing fixed
+(``fort_env/envs/single_agent.py``).
 """
 
 from __future__ import annotations
@@ -66,12 +67,13 @@ from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 import agents
-from agents.policy_file import load_into_model, save_checkpoint_files, save_policy
-from agents.tournament import decision_info, format_table, run_tournament
-from fort_env.constants import MAX_PLAYERS, MIN_PLAYERS
+from agents.arena.games import decision_info
+from agents.arena.tournament import format_table, run_tournament
+from agents.learned.policy_file import load_into_model, save_checkpoint_files, save_policy
 from fort_env.core import SETUPS, default_backend
-from fort_env.vector import FortBatchVecEnv
-from fort_env.wrappers import SingleAgentEnv
+from fort_env.envs.single_agent import SingleAgentEnv
+from fort_env.envs.vector import FortBatchVecEnv
+from fort_env.game.constants import MAX_PLAYERS, MIN_PLAYERS
 from train.progress import ProgressCallback
 
 __all__ = [
@@ -113,7 +115,7 @@ class Config:
     measured fastest for the quick preset on 2 cores, docs/performance.md), or one process
     each (``"subproc"``; 4 on 2 cores measured faster than 2, 6 or 8)."""
     vec_env: str = "auto"
-    """``batch`` (``fort_env.vector.FortBatchVecEnv``: every game in C++, in this process),
+    """``batch`` (``fort_env.envs.vector.FortBatchVecEnv``: every game in C++, in this process),
     ``subproc`` (SubprocVecEnv of ``SingleAgentEnv``, one process per env), ``dummy``
     (DummyVecEnv, all in this process), or ``auto``: ``batch`` when the compiled core is
     usable, else ``subproc`` (``dummy`` for more than two envs per core)."""
@@ -148,9 +150,9 @@ class Config:
     """Hidden layers of the policy and of the value network (separate networks)."""
     # rewards
     reward: str = "win_loss"
-    """Final reward mode of ``fort_env.env`` (``win_loss``, ``rank`` or ``score_margin``)."""
+    """Final reward mode of ``fort_env.envs.aec`` (``win_loss``, ``rank`` or ``score_margin``)."""
     shaping: float = 0.5
-    """Weight of the dense score-margin shaping (``fort_env.wrappers``; 0 turns it off)."""
+    """Weight of the dense score-margin shaping (``fort_env.envs.single_agent``; 0 turns it off)."""
     # league
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
     """The league's bots: agent spec (``agents.make``) -> sampling weight."""
@@ -273,10 +275,10 @@ def config_from_dict(d: Mapping[str, Any]) -> Config:
 class League:
     """The opponents of training: bots and frozen snapshots, each with a sampling weight.
 
-    Called as ``league(rng, num_rivals)`` by :class:`~fort_env.wrappers.SingleAgentEnv` at each
-    reset, it draws one opponent per rival seat. Agents are built with ``agents.make`` on first
+    Called as ``league(rng, num_rivals)`` by :class:`~fort_env.envs.single_agent.SingleAgentEnv` at
+    each reset, it draws one opponent per rival seat. Agents are built with ``agents.make`` on first
     use and cached in the process (the cache is not pickled: each env worker builds its own,
-    and ``agents.ppo`` caches loaded snapshots by file).
+    and ``agents.learned.ppo`` caches loaded snapshots by file).
 
     Args:
         bots: agent spec -> weight.
@@ -412,7 +414,7 @@ def lr_schedule(config: Config) -> Callable[[float], float]:
 
 def make_model(config: Config, vec_env: VecEnv, tensorboard_log: str | None = None) -> MaskablePPO:
     """A new ``MaskablePPO`` learner on ``vec_env`` with the configuration's MLP policy and
-    hyperparameters (CPU; ``fort_env.bench`` builds the quick preset's learner with it)."""
+    hyperparameters (CPU; ``fort_env.tools.bench`` builds the quick preset's learner with it)."""
     return MaskablePPO(
         "MlpPolicy",
         vec_env,
@@ -443,7 +445,7 @@ def evaluate(
     workers: int = 1,
     seed: int = 0,
 ) -> dict[str, dict[str, Any]]:
-    """Tournaments of the saved model against each opponent (``agents.tournament``).
+    """Tournaments of the saved model against each opponent (``agents.arena.tournament``).
 
     Returns ``{opponent: run_tournament result}`` (``num_players`` seats: the model and
     ``num_players - 1`` copies of the opponent, seats rotating).
@@ -878,10 +880,3 @@ def clean_output(out: str | Path) -> None:
         "learning_curve.png",
     ):
         (out / name).unlink(missing_ok=True)
-
-
-if __name__ == "__main__":
-    os.environ.setdefault("PYTHONHASHSEED", "0")
-    from train.cli import main
-
-    main()

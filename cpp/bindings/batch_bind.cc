@@ -1,6 +1,6 @@
-// _core.Batch: the batched vector env (cpp/include/fort/batch.h) as Python sees it. Thin:
+// _core.Batch: the batched vector env (cpp/include/fort/envs/batch.h) as Python sees it. Thin:
 // every argument and buffer is checked here, with the GIL held, before the GIL is released
-// for the step; the env's logic is in src/batch.cc.
+// for the step; the env's logic is in src/envs/batch.cc.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "bind_common.h"
-#include "fort/batch.h"
+#include "fort/bots/policy.h"
 #include "fort/constants.h"
-#include "fort/policy.h"
+#include "fort/envs/batch.h"
 
 namespace py = pybind11;
 
@@ -194,7 +194,7 @@ void bind_batch(py::module_& m) {
     m.attr("END_INFO") = end;
 
     py::class_<fort::Batch>(m, "Batch", R"doc(B single-agent games of one Game stepped in one call
-(cpp/include/fort/batch.h is the spec: seats, seeds, rewards, buffers, threads).
+(cpp/include/fort/envs/batch.h is the spec: seats, seeds, rewards, buffers, threads).
 
 Batch(game, num_envs, seat=None, first_player=None, reward="win_loss", shaping=0.0,
       illegal_reward=-1.0, threads=1)

@@ -1,10 +1,10 @@
-// What every binding file of fort_env._core shares (owner: D): the declarations of the
+// What every binding file of fort_env.native._core shares (owner: D): the declarations of the
 // per-helper bind_* / load_game_* functions and the checks at the Python boundary.
 //
 // Adding a binding file: create cpp/bindings/<x>_bind.cc defining `void bind_<x>(py::module_&)`
-// (and, if Game needs your tables, `void load_game_<x>(fort::Game&, GameKwargs&)`). CMake picks
-// up every cpp/bindings/*.cc and cpp/src/*.cc by itself; core_module.cc already calls each
-// bind_* / load_game_* (weak no-op stubs in bind_stubs.cc stand in until you define them).
+// (and, if Game needs your tables, `void load_game_<x>(fort::Game&, GameKwargs&)`), declare it
+// below and call it from core_module.cc (bind_*) or state_bind.cc (load_game_*). CMake picks up
+// every cpp/bindings/*.cc and cpp/src/**/*.cc by itself.
 #pragma once
 
 #include <pybind11/numpy.h>
@@ -15,23 +15,23 @@
 #include <string>
 #include <vector>
 
-#include "fort/game.h"
-#include "fort/state.h"
+#include "fort/game/game.h"
+#include "fort/game/state.h"
 
 namespace fort_bind {
 
 namespace py = pybind11;
 
-// The keyword tables of _core.Game(**tables) (fort_env/cpp_backend.py: game_tables). Each
+// The keyword tables of _core.Game(**tables) (fort_env/native/backend.py: game_tables). Each
 // loader takes the entries it owns with take_*; a table nobody took is an error (TypeError).
 struct GameKwargs {
     py::dict kw;
     std::set<std::string> taken;
 };
 
-// Raise fort_env.errors.<name>(message) from C++ (IllegalActionError, StateError, ConfigError).
+// Raise fort_env.game.errors.<name>(message) from C++ (IllegalActionError, StateError, ConfigError).
 [[noreturn]] inline void raise_fort_error(const char* name, const std::string& message) {
-    py::object cls = py::module_::import("fort_env.errors").attr(name);
+    py::object cls = py::module_::import("fort_env.game.errors").attr(name);
     py::set_error(cls, message.c_str());
     throw py::error_already_set();
 }
@@ -127,7 +127,7 @@ std::vector<T> take_array(GameKwargs& g, const char* name, int ndim = 1,
 
 }  // namespace fort_bind
 
-// Defined by each helper's binding file; weak no-op stubs in bind_stubs.cc until then.
+// Defined by each helper's binding file.
 void bind_state(pybind11::module_& m);  // D: state_bind.cc
 void bind_rules(pybind11::module_& m);  // A: rules_bind.cc
 void bind_mask(pybind11::module_& m);   // B: mask_bind.cc

@@ -1,6 +1,6 @@
-// fort_env._core: the Python bindings of the C++ core (docs/cpp.md). Thin: every value that
+// fort_env.native._core: the Python bindings of the C++ core (docs/cpp.md). Thin: every value that
 // comes from Python is checked here, with the Python engine's exception types and messages
-// (fort_env.errors), then handed to the rules in src/; no rule lives in this file.
+// (fort_env.game.errors), then handed to the rules in src/; no rule lives in this file.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -13,7 +13,7 @@
 
 #include "bind_common.h"
 #include "fort/constants.h"
-#include "fort/rng.h"
+#include "fort/game/rng.h"
 
 namespace py = pybind11;
 using fort_bind::as_i64;
@@ -30,13 +30,13 @@ uint64_t as_u64_masked(const py::int_& x) {
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
-    m.doc() = "The compiled core of fort_env (docs/cpp.md); use it through fort_env.cpp_backend.";
+    m.doc() = "The compiled core of fort_env (docs/cpp.md); use it through fort_env.native.backend.";
 
     m.def("mix", [](const py::int_& z) { return fort::mix(as_u64_masked(z)); }, py::arg("z"),
-          "The SplitMix64 finaliser of z mod 2**64 (fort_env.rng.mix).");
+          "The SplitMix64 finaliser of z mod 2**64 (fort_env.game.rng.mix).");
 
     py::class_<fort::EventRng>(m, "EventRng",
-                               "fort_env.rng.EventRng in C++: the draws of one random event.")
+                               "fort_env.game.rng.EventRng in C++: the draws of one random event.")
         .def(py::init([](const py::int_& seed, const py::int_& event) {
                  return fort::EventRng(as_u64_masked(seed), as_u64_masked(event));
              }),
@@ -76,7 +76,7 @@ PYBIND11_MODULE(_core, m) {
             },
             py::arg("n"), "A uniform permutation of range(n) (Fisher-Yates), as a list of ints.");
 
-    // One line per part (bind_common.h); a part not yet written binds nothing (bind_stubs.cc).
+    // One line per part (bind_common.h).
     bind_state(m);  // D: Game, State, deal (state_bind.cc)
     bind_rules(m);  // A: apply_unchecked, check_end, ... (rules_bind.cc)
     bind_mask(m);   // B: legal_actions, legal_mask, is_legal (mask_bind.cc)

@@ -1,5 +1,5 @@
-// fort_env._core: bindings of the mask path (legality.h, search.h). Thin: every value from
-// Python is checked here; the rules are in src/legality.cc, witness.cc, search.cc.
+// fort_env.native._core: bindings of the mask path (legality.h, search.h). Thin: every value from
+// Python is checked here; the rules are in src/rules/legality.cc, witness.cc, search.cc.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "bind_common.h"
-#include "fort/game.h"
-#include "fort/legality.h"
-#include "fort/search.h"
-#include "fort/state.h"
+#include "fort/game/game.h"
+#include "fort/game/state.h"
+#include "fort/rules/legality.h"
+#include "fort/rules/search.h"
 
 namespace py = pybind11;
 

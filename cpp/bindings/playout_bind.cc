@@ -1,6 +1,6 @@
 // The playouts' bindings: _core.playout, _core.playouts, _core.POLICIES. Thin: every value from
-// Python is checked here (fort_env/playout.py's messages), then handed to src/playout.cc with
-// the GIL released.
+// Python is checked here (fort_env/native/playout.py's messages), then handed to
+// src/native/playout.cc with the GIL released.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -10,10 +10,10 @@
 #include <utility>
 
 #include "bind_common.h"
+#include "fort/bots/policy.h"
 #include "fort/constants.h"
-#include "fort/playout.h"
-#include "fort/policy.h"
-#include "fort/search.h"
+#include "fort/native/playout.h"
+#include "fort/rules/search.h"
 
 namespace py = pybind11;
 
@@ -28,7 +28,7 @@ uint64_t check_seed(const py::handle& seed) {
     return static_cast<uint64_t>(v);
 }
 
-// A policy code: an int in [0, NUM_POLICIES) (the names: fort_env.playout.POLICIES).
+// A policy code: an int in [0, NUM_POLICIES) (the names: fort_env.native.playout.POLICIES).
 fort::Policy check_policy(const py::handle& policy) {
     int64_t v = -1;
     if (!fort_bind::int_value(policy, &v) || v < 0 || v >= fort::NUM_POLICIES)
@@ -50,7 +50,7 @@ int64_t check_count(const py::handle& v, const char* what, int64_t lo, int64_t h
 }  // namespace
 
 void bind_playout(py::module_& m) {
-    // fort_env.playout compares it with len(POLICIES): a build older than the Python source
+    // fort_env.native.playout compares it with len(POLICIES): a build older than the Python source
     // is reported, not asked for a code it does not know
     m.attr("NUM_POLICIES") = fort::NUM_POLICIES;
     m.def(
@@ -70,7 +70,7 @@ void bind_playout(py::module_& m) {
         py::arg("state"), py::arg("policy"), py::arg("seed"), py::arg("event"),
         R"doc(The built-in policy's action at a running state, drawn from EventRng(seed, event).
 
-fort_env.playout.policy_action's twin (decision k of a playout draws with event k). The state
+fort_env.native.playout.policy_action's twin (decision k of a playout draws with event k). The state
 is not changed. Raises ValueError for an unknown policy code, a negative event, a finished
 game or a state with a field out of range; ConfigError for a bad seed.)doc");
     m.def(
@@ -90,7 +90,7 @@ game or a state with a field out of range; ConfigError for a bad seed.)doc");
             return py::make_tuple(returns, r.decisions);
         },
         py::arg("state"), py::arg("policy"), py::arg("seed"),
-        R"doc(fort_env.playout.playout on a C++ state: (returns, decisions).
+        R"doc(fort_env.native.playout.playout on a C++ state: (returns, decisions).
 
 returns: float64 array (num_players,), +1 winners, -1 the others; decisions: an int, the
 decisions taken. The state is not changed. Raises ValueError for an unknown policy code or a
@@ -123,7 +123,7 @@ state with a field out of range, ConfigError for a seed outside [0, 2**62).)doc"
         },
         py::arg("state"), py::arg("n"), py::arg("policy"), py::arg("seed"),
         py::arg("threads") = 1,
-        R"doc(fort_env.playout.playouts on a C++ state: (returns, decisions).
+        R"doc(fort_env.native.playout.playouts on a C++ state: (returns, decisions).
 
 n playouts, playout i with seed + i; returns float64 (n, num_players), decisions int64 (n,).
 The GIL is released while they run, on `threads` threads; the results do not depend on it.

@@ -10,11 +10,11 @@
 
 #include "bind_common.h"
 #include "fort/constants.h"
-#include "fort/flow.h"
-#include "fort/game.h"
-#include "fort/handlers.h"
-#include "fort/search.h"
-#include "fort/state.h"
+#include "fort/game/game.h"
+#include "fort/game/state.h"
+#include "fort/rules/flow.h"
+#include "fort/rules/handlers.h"
+#include "fort/rules/search.h"
 
 namespace py = pybind11;
 
@@ -40,14 +40,14 @@ std::vector<T> take_shaped(fort_bind::GameKwargs& tables, const char* name,
     return v;
 }
 
-// _core.apply_action's results (fort_env.cpp_backend reads them by these values)
+// _core.apply_action's results (fort_env.native.backend reads them by these values)
 constexpr int APPLY_DONE = 0;
 constexpr int APPLY_NOT_LEGAL = 1;
 constexpr int APPLY_OUT_OF_RANGE = 2;
 
 }  // namespace
 
-// The rules (A) block of _core.Game(**tables): cpp_backend._apply_path_tables' entries.
+// The rules (A) block of _core.Game(**tables): native.backend._apply_path_tables' entries.
 void load_game_rules(fort::Game& game, fort_bind::GameKwargs& tables) {
     const py::ssize_t c = game.num_cards;
     const auto nodes = take_shaped<int32_t>(tables, "effect_nodes", {-1, 4});
@@ -91,7 +91,7 @@ void bind_rules(py::module_& m) {
             fort::apply(state, static_cast<int>(a));
         },
         py::arg("state"), py::arg("action"),
-        R"doc(Apply a locally legal action (fort_env.rules.handlers.apply), in place.
+        R"doc(Apply a locally legal action (fort_env.game.rules.handlers.apply), in place.
 
 No check that the action is legal beyond what keeps memory safe: IndexError for an action
 outside [0, num_actions) or a game that is over, ValueError for an action of a range the
@@ -126,6 +126,6 @@ ValueError for a state with a field out of range (search.h check_search_indices)
 
     m.def(
         "check_end", [](fort::State& state) { fort::check_end(state); }, py::arg("state"),
-        "The end triggers (fort_env.rules.flow.check_end): sets ctx end_triggered at 25+ "
+        "The end triggers (fort_env.game.rules.flow.check_end): sets ctx end_triggered at 25+ "
         "points, a Fort at Level 5 or an empty Park deck (p.10).");
 }

@@ -1,7 +1,7 @@
-// fort_env._core: bindings of IS-MCTS in C++ (ismcts.h), the builder heuristic (rollout_policy.h)
-// and the evaluation function (evaluation.h). Thin: every value from Python is checked here
-// (ValueError/TypeError naming the argument); the search runs on a copy of the position with
-// the GIL released.
+// fort_env.native._core: bindings of IS-MCTS in C++ (ismcts.h), the builder heuristic
+// (rollout_policy.h) and the evaluation function (evaluation.h). Thin: every value from Python is
+// checked here (ValueError/TypeError naming the argument); the search runs on a copy of the
+// position with the GIL released.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -12,14 +12,14 @@
 #include <vector>
 
 #include "bind_common.h"
+#include "fort/bots/evaluation.h"
+#include "fort/bots/ismcts.h"
+#include "fort/bots/policy.h"
+#include "fort/bots/rollout_policy.h"
 #include "fort/constants.h"
-#include "fort/evaluation.h"
-#include "fort/handlers.h"
-#include "fort/ismcts.h"
-#include "fort/policy.h"
-#include "fort/rng.h"
-#include "fort/rollout_policy.h"
-#include "fort/search.h"
+#include "fort/game/rng.h"
+#include "fort/rules/handlers.h"
+#include "fort/rules/search.h"
 
 namespace py = pybind11;
 
@@ -50,7 +50,7 @@ double float_arg(const py::handle& v, const char* name) {
     return x;
 }
 
-// The weights of agents.evaluation.Weights as a flat sequence (evaluation.h).
+// The weights of agents.bots.evaluation.Weights as a flat sequence (bots/weights.h: EvalWeights).
 fort::EvalWeights weights_arg(const py::handle& v) {
     if (!py::isinstance<py::sequence>(v) || py::isinstance<py::str>(v))
         throw py::type_error("weights must be a sequence of " +
@@ -152,7 +152,7 @@ void bind_search(py::module_& m) {
         py::arg("seconds"), py::arg("c"), py::arg("rollout"), py::arg("extra_turns"),
         py::arg("tree_kinds"), py::arg("rivals_in_tree"), py::arg("widen_c"),
         py::arg("widen_alpha"), py::arg("bias"), py::arg("margin"), py::arg("weights"),
-        R"doc(IS-MCTS for `seat`'s pending decision (cpp/include/fort/ismcts.h).
+        R"doc(IS-MCTS for `seat`'s pending decision (cpp/include/fort/bots/ismcts.h).
 
 `state` is read only through resample_hidden(state, seat, .) and for the root's legal
 actions, so any state of seat's information set gives the same answer. seed: int in
@@ -162,7 +162,7 @@ default set); rivals_in_tree: whether rivals' decisions branch too (a bool); wid
 (0: no progressive widening), widen_alpha in (0, 1]; bias >= 0 (progressive bias towards
 the builder's choice); margin >= 0 (keep the builder's root choice unless beaten by more);
 weights: the 15 numbers of
-agents.evaluation.Weights (level_value first). Returns a dict: action,
+agents.bots.evaluation.Weights (level_value first). Returns a dict: action,
 iterations, seconds, actions/visits/values (the root's children), nodes. Raises ValueError or
 TypeError naming a bad argument, ValueError for a state that is over or whose acting seat is
 not `seat`.)doc");
@@ -174,7 +174,7 @@ not `seat`.)doc");
         },
         py::arg("state"), py::arg("legal"),
         "The builder heuristic's score of each action of `legal` for the acting seat "
-        "(agents.heuristics.HeuristicAgent's handlers; -1e9 for an action they do not score).");
+        "(agents.bots.heuristics.HeuristicAgent's handlers; -1e9 for an action they do not score).");
     m.def(
         "builder_action",
         [](const fort::State& state, const py::handle& seed) {
@@ -193,7 +193,7 @@ not `seat`.)doc");
             return fort::evaluate_all(s, weights_arg(weights));
         },
         py::arg("state"), py::arg("weights"),
-        "agents.evaluation.evaluate_all: every seat's value in [0, 1].");
+        "agents.bots.evaluation.evaluate_all: every seat's value in [0, 1].");
     m.def(
         "default_tree_kinds",
         []() {

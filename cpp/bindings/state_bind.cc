@@ -14,9 +14,9 @@
 
 #include "bind_common.h"
 #include "fort/constants.h"
-#include "fort/deal.h"
-#include "fort/game.h"
-#include "fort/state.h"
+#include "fort/game/game.h"
+#include "fort/game/state.h"
+#include "fort/rules/deal.h"
 
 namespace py = pybind11;
 using fort_bind::as_i64;
@@ -186,10 +186,10 @@ std::shared_ptr<fort::Game> make_game(const py::kwargs& kwargs) {
 void bind_state(py::module_& m) {
     py::class_<fort::Game, std::shared_ptr<fort::Game>>(
         m, "Game",
-        "The game's facts as flat tables (fort_env.cpp_backend.game_tables), checked; shared "
+        "The game's facts as flat tables (fort_env.native.backend.game_tables), checked; shared "
         "read-only by every State of the game.")
         .def(py::init(&make_game),
-             R"doc(Game(**tables): tables as fort_env.cpp_backend.game_tables(game) returns them.
+             R"doc(Game(**tables): tables as fort_env.native.backend.game_tables(game) returns them.
 
 Raises TypeError for a missing or unknown table, ValueError for a table of another
 dtype/ndim or out of range (the message names the table).)doc")
@@ -248,7 +248,7 @@ dtype/ndim or out of range (the message names the table).)doc")
             return fort::new_state(std::move(game), s, first);
         },
         py::arg("game"), py::arg("seed"), py::arg("first_player") = py::none(),
-        R"doc(The initial state of a game (fort_env.rules.deal.new_state) as a State.
+        R"doc(The initial state of a game (fort_env.game.rules.deal.new_state) as a State.
 
 Raises ConfigError for a bad seed or first_player (the Python engine's messages).)doc");
 }

@@ -1,7 +1,7 @@
 // The views' bindings (owner: C): _core.observation, observation_size, score_breakdown,
 // winners, resample_hidden, and the views' Game tables (load_game_views). Thin: every value
 // from Python is checked here with the Python engine's exception types and messages, then
-// handed to src/observation.cc, src/scoring.cc, src/hidden.cc.
+// handed to src/views/observation.cc, src/views/scoring.cc, src/views/hidden.cc.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -12,10 +12,10 @@
 
 #include "bind_common.h"
 #include "fort/constants.h"
-#include "fort/handlers.h"
-#include "fort/hidden.h"
-#include "fort/observation.h"
-#include "fort/scoring.h"
+#include "fort/rules/handlers.h"
+#include "fort/views/hidden.h"
+#include "fort/views/observation.h"
+#include "fort/views/scoring.h"
 
 namespace py = pybind11;
 
@@ -100,7 +100,7 @@ py::list score_rows(const fort::State& s) {
 
 }  // namespace
 
-// The views' tables of _core.Game(**tables) (cpp_backend._views_tables): after the rules'
+// The views' tables of _core.Game(**tables) (native.backend._views_tables): after the rules'
 // (suit_counts), checked by Game::build_views (ValueError naming the table).
 void load_game_views(fort::Game& game, fort_bind::GameKwargs& tables) {
     game.suit_class = fort_bind::take_array<int32_t>(tables, "suit_class");
@@ -127,7 +127,7 @@ void bind_views(py::module_& m) {
             return result;
         },
         py::arg("state"), py::arg("seat"), py::arg("out") = py::none(),
-        R"doc(Seat's observation (fort_env.observation.observation_tensor), written into `out`
+        R"doc(Seat's observation (fort_env.views.observation.observation_tensor), written into `out`
 if given, else into a new array; returns the array written.
 
 out: a writeable C-contiguous float32 numpy array of shape (observation_size(game),), every
@@ -156,7 +156,7 @@ IndexError for a state whose codes fall outside their slices.)doc");
                 return fort::resample_hidden(s, p, sd);
             } catch (const std::invalid_argument& e) {
                 py::object err =
-                    py::module_::import("fort_env.errors").attr("StateError")("cards", e.what());
+                    py::module_::import("fort_env.game.errors").attr("StateError")("cards", e.what());
                 PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(err.ptr())), err.ptr());
                 throw py::error_already_set();
             }

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "fort/constants.h"
-#include "fort/deal.h"
-#include "fort/rng.h"
-#include "fort/state.h"
+#include "fort/game/rng.h"
+#include "fort/game/state.h"
+#include "fort/rules/deal.h"
 
 #include "check.h"
 

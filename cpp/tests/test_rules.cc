@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "fort/base.h"
 #include "fort/constants.h"
-#include "fort/game.h"
-#include "fort/handlers.h"
-#include "fort/program.h"
-#include "fort/state.h"
+#include "fort/game/game.h"
+#include "fort/game/state.h"
+#include "fort/rules/base.h"
+#include "fort/rules/handlers.h"
+#include "fort/rules/program.h"
 
 #include "check.h"
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "fort/constants.h"
-#include "fort/game.h"
-#include "fort/hidden.h"
-#include "fort/observation.h"
-#include "fort/scoring.h"
-#include "fort/state.h"
+#include "fort/game/game.h"
+#include "fort/game/state.h"
+#include "fort/views/hidden.h"
+#include "fort/views/observation.h"
+#include "fort/views/scoring.h"
 
 #include "check.h"
 

@@ -6,7 +6,7 @@ extension). Prints ns per call: for each call the smallest, over the runs, of th
 repeats of 20,000 calls (the smallest is the least disturbed by other jobs on the machine).
 
 ``--engine S`` also runs ``fort-env bench``'s engine loop (4 players) and OpenSpiel's 4-player
-hanabi in the same loop (``fort_env.bench``) for S seconds of CPU each, ``--runs`` times in
+hanabi in the same loop (``fort_env.tools.bench``) for S seconds of CPU each, ``--runs`` times in
 turn, and prints decisions per second of this thread's CPU time (``time.thread_time``): on a
 shared machine a wall-clock rate moves with the other jobs, CPU time much less.
 """
@@ -19,7 +19,9 @@ import timeit
 
 import numpy as np
 
-from fort_env import FortGame, bench, cpp_backend
+from fort_env import FortGame
+from fort_env.native import backend as cpp_backend
+from fort_env.tools import bench
 
 CALLS = (
     "f()",  # a Python function call, for scale

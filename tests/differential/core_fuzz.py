@@ -51,18 +51,18 @@ from typing import Any
 import numpy as np
 
 from fort_env import FortGame, FortState, StateError
-from fort_env import cpp_backend as cb
-from fort_env.constants import MADE_UP_RULES, NUM_SUITS, PERKS, ZONES
-from fort_env.errors import ConfigError, FortError, IllegalActionError
-from fort_env.game import config_card_set
-from fort_env.state_arrays import (
+from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PERKS, ZONES
+from fort_env.game.errors import ConfigError, FortError, IllegalActionError
+from fort_env.game.facts import config_card_set
+from fort_env.game.state_arrays import (
     ARRAYS,
-    C_PROG_LEN,
+    C_PROGRAM_LENGTH,
     CTX_FIELDS,
     MAX_STEPS,
     PLAYER_FIELDS,
     STATE_VERSION,
 )
+from fort_env.native import backend as cb
 from tests.differential.harness import CONFIGS, game
 
 HEADER = 4  # config, flags, p1, p2
@@ -142,7 +142,7 @@ def to_dict(g: FortGame, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     zone code outside ``ZONES`` is written as its int, a program length out of range gives the
     rows that exist (``from_dict`` must refuse both)."""
     ctx = [int(x) for x in arrays["ctx"]]
-    n = ctx[C_PROG_LEN]
+    n = ctx[C_PROGRAM_LENGTH]
     rows = max(0, min(n, MAX_STEPS))
     return {
         "version": STATE_VERSION,

@@ -1,5 +1,5 @@
 """Lockstep differential harness: one random game on the Python engine and on the C++ backend
-(``FortGame(..., backend="cpp")``, a :class:`~fort_env.cpp_backend.CppFortState`) at once,
+(``FortGame(..., backend="cpp")``, a :class:`~fort_env.native.backend.CppFortState`) at once,
 comparing at every decision everything the API shows (docs/cpp.md, issue 16).
 
 At each decision: ``current_player``, ``decision``, ``legal_actions``, ``legal_actions_mask``,
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fort_env import FortGame, FortState
-from fort_env.state_arrays import ARRAYS
+from fort_env.game.state_arrays import ARRAYS
 
 CONFIGS: tuple[tuple[int, str], ...] = tuple(
     (n, setup) for n in (2, 3, 4) for setup in ("basic", "advanced")

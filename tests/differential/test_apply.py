@@ -1,6 +1,6 @@
 """The C++ apply path against the Python engine (docs/cpp.md, phase 2; issue 16).
 
-``_core.apply_unchecked(state, a)`` must do exactly what ``fort_env.rules.handlers.apply``
+``_core.apply_unchecked(state, a)`` must do exactly what ``fort_env.game.rules.handlers.apply``
 does, and ``_core.check_end(state)`` what ``flow.check_end`` does. Checked here:
 
 - random games (2, 3, 4 players, basic and advanced; 204 games in the default suite): a Python
@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fort_env import FortGame, cpp_backend
+from fort_env import FortGame
 from fort_env.core import FortState
-from fort_env.decisions import DecisionKind
-from fort_env.rules import handlers, legality
-from fort_env.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
-
-from . import harness
+from fort_env.game.decisions import DecisionKind
+from fort_env.game.rules import handlers, legality
+from fort_env.game.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
+from fort_env.native import backend as cpp_backend
+from tests.differential import harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
@@ -133,8 +133,14 @@ def boosted(g: FortGame, seed: int) -> FortState:
     perks handed out at random (any of the 9, some to nobody) and the macaroni sculpture
     perhaps taken: the rarer paths (every perk, Level 5 twice, full Stuff and Packs) come
     within a few turns of random play."""
-    from fort_env.constants import IN_BOX, IN_STACK, PERKS, XXL
-    from fort_env.state_arrays import C_SCULPTURE, P_LEVEL, P_PACK_P, P_PACK_T, P_STUFF_P
+    from fort_env.game.constants import IN_BOX, IN_STACK, PERKS, XXL
+    from fort_env.game.state_arrays import (
+        C_SCULPTURE,
+        P_FORT_LEVEL,
+        P_PACK_PIZZA,
+        P_PACK_TOYS,
+        P_STUFF_PIZZA,
+    )
 
     s = g.new_initial_state(seed)
     rng = np.random.default_rng(seed)
@@ -143,12 +149,12 @@ def boosted(g: FortGame, seed: int) -> FortState:
         s.perk_loc[perk] = rng.choice([IN_STACK, IN_BOX, *range(n), *range(n)])
     for p in range(n):
         level = int(rng.integers(1, 5) if seed % 2 else rng.integers(0, 3))
-        s.players[p, P_LEVEL] = level
-        s.players[p, P_STUFF_P : P_STUFF_P + 2] = rng.integers(0, 5, size=2)
+        s.players[p, P_FORT_LEVEL] = level
+        s.players[p, P_STUFF_PIZZA : P_STUFF_PIZZA + 2] = rng.integers(0, 5, size=2)
         room = level + 1 + (2 if s.perk_loc[XXL] == p else 0)
         pizza = int(rng.integers(0, room + 1))
-        s.players[p, P_PACK_P] = pizza
-        s.players[p, P_PACK_T] = int(rng.integers(0, room - pizza + 1))
+        s.players[p, P_PACK_PIZZA] = pizza
+        s.players[p, P_PACK_TOYS] = int(rng.integers(0, room - pizza + 1))
     s.ctx[C_SCULPTURE] = int(rng.choice([-1, -1, *range(n)]))
     return s
 
@@ -204,7 +210,7 @@ def test_every_apply_of_the_engine_is_mirrored(n: int, setup: str) -> None:
             while not s.is_terminal():
                 s.apply_action(rng.choice(s.legal_actions()))
     assert len(stages) > 1000
-    from fort_env.stages import ST_ACTION, ST_PROBE
+    from fort_env.game.stages import ST_ACTION, ST_PROBE
 
     assert {ST_ACTION, ST_PROBE} <= set(stages)
 
@@ -269,25 +275,25 @@ def test_a_finished_game_refuses_every_action() -> None:
     ["score", "level", "empty_park_deck", "nothing", "already"],
 )
 def test_check_end_matches_python(change: str) -> None:
-    from fort_env.constants import PARK_DECK, TRASH
-    from fort_env.rules import flow
-    from fort_env.state_arrays import C_END, P_LEVEL, P_SCORE
+    from fort_env.game.constants import PARK_DECK, TRASH
+    from fort_env.game.rules import flow
+    from fort_env.game.state_arrays import C_END_TRIGGERED, P_FORT_LEVEL, P_SCORE
 
     g = game(4, "basic")
     py = g.new_initial_state(5)
     if change == "score":
         py.players[2, P_SCORE] = 25
     elif change == "level":
-        py.players[1, P_LEVEL] = 5
+        py.players[1, P_FORT_LEVEL] = 5
     elif change == "empty_park_deck":
         py.zone[py.zone == PARK_DECK] = TRASH
     elif change == "already":
-        py.ctx[C_END] = 1
+        py.ctx[C_END_TRIGGERED] = 1
     state = cpp_state(g, arrays(py))
     flow.check_end(py)
     core().check_end(state)
     assert_equal(state, arrays(py), f"check_end after {change}")
-    assert py.ctx[C_END] == (change != "nothing")
+    assert py.ctx[C_END_TRIGGERED] == (change != "nothing")
 
 
 @pytest.mark.parametrize(
@@ -318,7 +324,7 @@ def test_a_state_with_a_field_out_of_range_is_refused(field: str, value: int) ->
 
 @pytest.mark.parametrize("where", ["zone", "owner", "coin_as", "level", "verb", "then"])
 def test_a_state_with_a_bad_array_entry_is_refused(where: str) -> None:
-    from fort_env.state_arrays import C_PROG_LEN, P_LEVEL
+    from fort_env.game.state_arrays import C_PROGRAM_LENGTH, P_FORT_LEVEL
 
     g = game(3, "basic")
     source = arrays(g.new_initial_state(4))
@@ -329,9 +335,9 @@ def test_a_state_with_a_bad_array_entry_is_refused(where: str) -> None:
     elif where == "coin_as":
         source["coin_as"][5] = 7
     elif where == "level":
-        source["players"][1, P_LEVEL] = 6
+        source["players"][1, P_FORT_LEVEL] = 6
     else:
-        source["ctx"][C_PROG_LEN] = 1
+        source["ctx"][C_PROGRAM_LENGTH] = 1
         source["prog"][0] = (99, 0, -1, -1) if where == "verb" else (0, 0, 0, 5)
     state = cpp_state(g, source)
     with pytest.raises(ValueError, match="out of range"):

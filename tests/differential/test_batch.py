@@ -1,8 +1,8 @@
-"""The batched vector env in C++ (``_core.Batch``, cpp/include/fort/batch.h) against
+"""The batched vector env in C++ (``_core.Batch``, cpp/include/fort/envs/batch.h) against
 ``SingleAgentEnv``: the same games, decision for decision, bit for bit.
 
-Each env of a ``Batch`` is paired with a :class:`~fort_env.wrappers.SingleAgentEnv` that deals
-the batch's documented games (``draw_game_seed`` replaced by the batch's seed sequence, the
+Each env of a ``Batch`` is paired with a :class:`~fort_env.envs.single_agent.SingleAgentEnv` that
+deals the batch's documented games (``draw_game_seed`` replaced by the batch's seed sequence, the
 learner seated where the batch seats it) and whose opponents are scripted: an external seat
 takes the same uniformly random legal action as the test gives the batch (one generator per
 env on each side, consumed in decision order), a built-in ``random`` seat replays the C++
@@ -26,13 +26,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fort_env import cpp_backend, playout, wrappers
 from fort_env.core import FortState
-from fort_env.rng import EventRng
-from fort_env.state_arrays import C_SEED
-from fort_env.wrappers import SingleAgentEnv
-
-from .harness import game as shared_game
+from fort_env.envs import single_agent as wrappers
+from fort_env.envs.single_agent import SingleAgentEnv
+from fort_env.game.rng import EventRng
+from fort_env.game.state_arrays import C_SEED
+from fort_env.native import backend as cpp_backend
+from fort_env.native import playout
+from tests.differential.harness import game as shared_game
 
 if not cpp_backend.available():  # pragma: no cover - the optional-core test covers this
     pytest.skip(
@@ -103,7 +104,7 @@ def _patched_seed(rng: np.random.Generator) -> int:
 
 def _info(state: FortState, seat: int) -> dict[str, Any]:
     """``minimal_info`` plus the game's seed (the built-in policy's stream is keyed by it) and
-    the state, which the built-in policy's Python twin reads (fort_env.playout)."""
+    the state, which the built-in policy's Python twin reads (fort_env.native.playout)."""
     return {**wrappers.minimal_info(state, seat), "seed": int(state.ctx[C_SEED]), "state": state}
 
 
@@ -118,7 +119,7 @@ def external(ref: list[Reference]) -> Callable[[Mapping[str, Any], Mapping[str, 
 
 def builtin_random(ref: list[Reference]) -> Callable[[Mapping[str, Any], Mapping[str, Any]], int]:
     """A built-in ``random`` seat, replayed from batch.h's documented stream by the policy's
-    Python twin (``fort_env.playout.policy_action``)."""
+    Python twin (``fort_env.native.playout.policy_action``)."""
 
     def act(observation: Mapping[str, Any], info: Mapping[str, Any]) -> int:
         draws = ref[0].draws
@@ -534,7 +535,7 @@ def test_bad_arguments_are_refused_and_nothing_changes() -> None:
 
 def test_construction_errors() -> None:
     g = cpp_backend.core_game(shared_game(3, "basic", "cpp"))
-    from fort_env.errors import ConfigError
+    from fort_env.game.errors import ConfigError
 
     with pytest.raises(ValueError, match="num_envs must be an int in"):
         core.Batch(g, 0)

@@ -1,8 +1,8 @@
 """The C++ deal and generator against the Python engine's (docs/cpp.md, phase 1).
 
 For 2, 3 and 4 players and both setups, seeds 0..499 and a few large seeds, the state dealt
-by ``fort_env._core`` equals the Python deal (``to_dict()`` and every array); the generator
-gives the spec's test vectors and the same draws as ``fort_env.rng``; bad seeds and first
+by ``fort_env.native._core`` equals the Python deal (``to_dict()`` and every array); the generator
+gives the spec's test vectors and the same draws as ``fort_env.game.rng``; bad seeds and first
 players raise the same errors with the same messages. Skipped, with the reason shown, when the
 extension is not built.
 """
@@ -14,11 +14,11 @@ import random
 import numpy as np
 import pytest
 
-from fort_env import FortGame, cpp_backend
-from fort_env.errors import ConfigError
-from fort_env.rng import EventRng, mix
-
-from . import harness
+from fort_env import FortGame
+from fort_env.game.errors import ConfigError
+from fort_env.game.rng import EventRng, mix
+from fort_env.native import backend as cpp_backend
+from tests.differential import harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from fort_env import cpp_backend as cb
-from fort_env.cpp_backend import CppFortState
-from fort_env.errors import IllegalActionError
+from fort_env.game.errors import IllegalActionError
+from fort_env.native import backend as cb
+from fort_env.native.backend import CppFortState
 from tests.differential import core_fuzz
 from tests.differential.harness import CONFIGS, game
 
@@ -89,13 +89,13 @@ def test_the_rules_refuse_counters_that_would_overflow() -> None:
     """Found by the fuzzer: pay_toys + pay_pizza + pay_either of a state written from Python
     overflowed int64 in run_program (undefined behaviour in C++; Python's ints just grow).
     The rules' entry points now refuse such counters, far above what any game reaches."""
-    from fort_env.state_arrays import C_PAY_T, C_SERIAL
+    from fort_env.game.state_arrays import C_PAY_TOYS, C_SERIAL
 
     core = cb.require()
     s = game(2, "basic", "cpp").new_initial_state(1)
     assert isinstance(s, CppFortState)
     core.legal_actions(s.core_state)  # the real position: fine
-    for field, value in ((C_PAY_T, 2**62), (C_PAY_T, -(2**62)), (C_SERIAL, 2**63 - 1)):
+    for field, value in ((C_PAY_TOYS, 2**62), (C_PAY_TOYS, -(2**62)), (C_SERIAL, 2**63 - 1)):
         bad = s.clone()
         bad.ctx[field] = value
         for call in (core.legal_actions, core.raw_legal, lambda st: core.apply_unchecked(st, 0)):

@@ -19,15 +19,15 @@ import pickle
 import numpy as np
 import pytest
 
-from fort_env import FortGame, cpp_backend
-from fort_env.constants import ZONES
-from fort_env.cpp_backend import CppFortState
-from fort_env.decisions import DecisionKind
-from fort_env.errors import IllegalActionError
-from fort_env.stages import ST_OVER
-from fort_env.state_arrays import C_ACTOR, C_DECISION, C_STAGE
-
-from .harness import game
+from fort_env import FortGame
+from fort_env.game.constants import ZONES
+from fort_env.game.decisions import DecisionKind
+from fort_env.game.errors import IllegalActionError
+from fort_env.game.stages import ST_OVER
+from fort_env.game.state_arrays import C_ACTOR, C_DECISION, C_STAGE
+from fort_env.native import backend as cpp_backend
+from fort_env.native.backend import CppFortState
+from tests.differential.harness import game
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 
 import fort_env
-from fort_env import FortGame, FortState, cpp_backend
-from fort_env.cpp_backend import CppFortState
-from fort_env.errors import ConfigError, IllegalActionError, StateError
-from fort_env.state_arrays import ARRAYS, CTX_FIELDS, StateArrays
-
-from .harness import CONFIGS, Checks, Divergence, game, lockstep, replay, schedule
+from fort_env import FortGame, FortState
+from fort_env.game.errors import ConfigError, IllegalActionError, StateError
+from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS, StateArrays
+from fort_env.native import backend as cpp_backend
+from fort_env.native.backend import CppFortState
+from tests.differential.harness import CONFIGS, Checks, Divergence, game, lockstep, replay, schedule
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
@@ -334,7 +334,7 @@ def test_sparse_views_still_catch_a_wrong_observation(monkeypatch: pytest.Monkey
 
 
 def test_bench_runs_on_the_cpp_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fort_env.bench import format_bench, run_bench
+    from fort_env.tools.bench import format_bench, run_bench
 
     monkeypatch.delenv("FORT_ENV_BACKEND", raising=False)
     result = run_bench(seconds=0.05, rounds=1, num_players=2, backend="cpp")

@@ -1,7 +1,7 @@
 """The C++ exact mask against the Python engine's (issue 16 phase 2; docs/rules.md R32).
 
 At every decision of random games (2, 3 and 4 players, basic and advanced setups; random legal
-play), ``_core.legal_actions`` equals ``fort_env.rules.search.legal_actions`` (int32,
+play), ``_core.legal_actions`` equals ``fort_env.game.rules.search.legal_actions`` (int32,
 ascending), ``_core.raw_legal`` equals ``legality.raw_legal`` (same order), and
 ``_core.legal_mask`` / ``_core.is_legal`` agree with them. Every kind of decision is reached,
 including those deep inside plays (declaring coins, modes, adding cards, paying, spending,
@@ -22,20 +22,20 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from fort_env import FortGame, cpp_backend
+from fort_env import FortGame
 from fort_env.core import FortState
-from fort_env.decisions import DecisionKind
-from fort_env.rules import legality
-from fort_env.state_arrays import (
+from fort_env.game.decisions import DecisionKind
+from fort_env.game.rules import legality
+from fort_env.game.state_arrays import (
     ARRAYS,
     C_ACTOR,
     C_DECISION,
     C_PC,
-    C_PLAYED,
-    C_PROG_LEN,
+    C_PLAYED_CARD,
+    C_PROGRAM_LENGTH,
 )
-
-from . import harness
+from fort_env.native import backend as cpp_backend
+from tests.differential import harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
@@ -204,10 +204,10 @@ def _position(kind: str, setup: str = "basic") -> FortState:
     ("kind", "field", "value", "message"),
     [
         ("PLAY", C_ACTOR, 7, "ctx.actor"),
-        ("MODE", C_PLAYED, -1, "ctx.played_card"),
-        ("MODE", C_PLAYED, 10_000, "ctx.played_card"),
+        ("MODE", C_PLAYED_CARD, -1, "ctx.played_card"),
+        ("MODE", C_PLAYED_CARD, 10_000, "ctx.played_card"),
         ("RESOURCE", C_PC, -1, "ctx.pc"),
-        ("RESOURCE", C_PROG_LEN, 0, "ctx.pc"),
+        ("RESOURCE", C_PROGRAM_LENGTH, 0, "ctx.pc"),
         ("PLAY", C_DECISION, 99, "ctx.decision"),
     ],
 )

@@ -26,10 +26,10 @@ def test_fort_env_works_without_the_extension() -> None:
     run = _run(
         """
         import sys
-        sys.modules["fort_env._core"] = None  # as if it were not built: importing it fails
+        sys.modules["fort_env.native._core"] = None  # as if it were not built: importing it fails
         import fort_env
         from fort_env import cpp_backend
-        from fort_env.errors import ConfigError
+        from fort_env.game.errors import ConfigError
         g = fort_env.FortGame(2)
         s = g.new_initial_state(0)
         s.apply_action(s.legal_actions()[0])
@@ -42,7 +42,7 @@ def test_fort_env_works_without_the_extension() -> None:
         """
     )
     assert run.returncode == 0, run.stderr
-    assert 'ERROR backend "cpp" needs the compiled extension fort_env._core' in run.stdout
+    assert 'ERROR backend "cpp" needs the compiled extension fort_env.native._core' in run.stdout
     assert "ModuleNotFoundError" in run.stdout and 'backend="python"' in run.stdout
 
 
@@ -65,7 +65,7 @@ def test_core_is_built_where_it_must_be() -> None:
 
     import pytest
 
-    from fort_env import cpp_backend
+    from fort_env.native import backend as cpp_backend
 
     if os.environ.get("CI") != "true" and not os.environ.get("FORT_ENV_REQUIRE_CORE"):
         pytest.skip("the extension is optional here (neither CI=true nor FORT_ENV_REQUIRE_CORE)")
@@ -76,9 +76,9 @@ def test_cpp_backend_game_without_the_extension_is_a_config_error() -> None:
     run = _run(
         """
         import sys
-        sys.modules["fort_env._core"] = None
+        sys.modules["fort_env.native._core"] = None
         import fort_env
-        from fort_env.errors import ConfigError
+        from fort_env.game.errors import ConfigError
         assert fort_env.FortGame(2).backend == "python"
         try:
             fort_env.FortGame(2, backend="cpp")

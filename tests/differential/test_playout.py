@@ -1,4 +1,4 @@
-"""Playouts in C++ against the Python twin (``fort_env/playout.py``'s specification).
+"""Playouts in C++ against the Python twin (``fort_env/native/playout.py``'s specification).
 
 - From positions of random games (2, 3, 4 players, both setups), ``_core.playout`` on the C++
   state gives the same returns and decision count as the Python twin played by the **Python
@@ -27,13 +27,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fort_env import FortGame, FortState, cpp_backend
-from fort_env import playout as P
-from fort_env.errors import ConfigError
-from fort_env.rng import EventRng
-from fort_env.state_arrays import CTX_FIELDS
-
-from . import harness
+from fort_env import FortGame, FortState
+from fort_env.game.errors import ConfigError
+from fort_env.game.rng import EventRng
+from fort_env.game.state_arrays import CTX_FIELDS
+from fort_env.native import backend as cpp_backend
+from fort_env.native import playout as P
+from tests.differential import harness
 
 
 def _usable() -> bool:

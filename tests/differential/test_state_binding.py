@@ -9,8 +9,9 @@ import gc
 import numpy as np
 import pytest
 
-from fort_env import FortGame, cpp_backend
-from fort_env.state_arrays import ARRAYS, CTX_FIELDS
+from fort_env import FortGame
+from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS
+from fort_env.native import backend as cpp_backend
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
@@ -107,7 +108,7 @@ def test_to_and_from_arrays_round_trip_and_check_each_field(game: FortGame) -> N
 
 
 def test_deal_checks_seed_and_first_player(game: FortGame) -> None:
-    from fort_env.errors import ConfigError
+    from fort_env.game.errors import ConfigError
 
     core = cpp_backend.require()
     cg = cpp_backend.core_game(game)

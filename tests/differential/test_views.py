@@ -25,14 +25,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from fort_env import FortGame, FortState, cpp_backend
-from fort_env.constants import IN_BOX, MADE_UP_RULES
-from fort_env.errors import ConfigError, StateError
-from fort_env.hidden import resample_hidden_seeded
-from fort_env.scoring import score_breakdown, winners
-from fort_env.state_arrays import ARRAYS
-
-from . import harness
+from fort_env import FortGame, FortState
+from fort_env.game.constants import IN_BOX, MADE_UP_RULES
+from fort_env.game.errors import ConfigError, StateError
+from fort_env.game.state_arrays import ARRAYS
+from fort_env.native import backend as cpp_backend
+from fort_env.views.hidden import resample_hidden_seeded
+from fort_env.views.scoring import score_breakdown, winners
+from tests.differential import harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),
@@ -215,7 +215,7 @@ def test_observation_checks_the_buffer(cs: Any) -> None:
 
 # --------------------------------------------------------------- re-deals of built positions
 def _built(**kw: Any) -> FortState:
-    from ..scenario import build
+    from tests.scenario import build
 
     base = {"hands": {0: ["Doc", "Wart"], 1: ["Rusty", "Crash"]}, "level": {0: 1, 1: 1}}
     return build(2, leader=0, **{**base, **kw})

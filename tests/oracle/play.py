@@ -3,9 +3,9 @@
 A second, independent interpretation of the part of the rules the legal-action masks decide:
 from the leader's PLAY decision, which sequences of decisions make up a play that obeys the
 rulebook. It reads the position only through ``FortState.to_dict()`` (the documented schema,
-``docs/state.md``) and the card data (``fort_env.cards``), and it imports nothing from
-``fort_env.rules`` (``tests/test_oracle.py`` checks this). It speaks the engine's action
-numbers (``fort_env.actions.ActionLayout``) so that the two can be compared.
+``docs/state.md``) and the card data (``fort_env.game.cards``), and it imports nothing from
+``fort_env.game.rules`` (``tests/test_oracle.py`` checks this). It speaks the engine's action
+numbers (``fort_env.game.actions.ActionLayout``) so that the two can be compared.
 
 What it covers (the rulebook's words, p.7 and pp.12-14; decisions of ``docs/rules.md``):
 
@@ -45,8 +45,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fort_env.actions import ActionLayout
-from fort_env.cards import (
+from fort_env.game.actions import ActionLayout
+from fort_env.game.cards import (
     ADVANCE,
     ATOM,
     CONVERT,
@@ -71,7 +71,7 @@ from fort_env.cards import (
     TRASH_V,
     Card,
 )
-from fort_env.constants import MADE_UP_RULES, PERKS, SUITS
+from fort_env.game.constants import MADE_UP_RULES, PERKS, SUITS
 
 COIN = SUITS.index("coin")
 PIZZA, TOYS = 0, 1

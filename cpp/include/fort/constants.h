@@ -6,7 +6,7 @@
 
 namespace fort {
 
-// fort_env/constants.py: sizes of the game
+// fort_env/game/constants.py: sizes of the game
 inline constexpr int64_t NUM_SUITS = 7;
 inline constexpr int64_t COIN = 6;
 inline constexpr int64_t STUFF_CAPACITY = 4;
@@ -27,7 +27,7 @@ inline constexpr int64_t SEED_LIMIT = 4611686018427387904;
 inline constexpr int64_t NUM_MADE_UP_RULES = 11;
 inline constexpr int64_t NUM_PERKS = 9;
 
-// fort_env/constants.py: zone codes (constants.ZONES)
+// fort_env/game/constants.py: zone codes (constants.ZONES)
 inline constexpr int64_t Z_PARK_DECK = 0;
 inline constexpr int64_t Z_PARK = 1;
 inline constexpr int64_t Z_HAND = 2;
@@ -43,7 +43,7 @@ inline constexpr int64_t Z_DRAFT_KEPT = 11;
 inline constexpr int64_t Z_OUT_OF_GAME = 12;
 inline constexpr int64_t NUM_ZONES = 13;
 
-// fort_env/constants.py: made-up rules and perks, by index
+// fort_env/game/constants.py: made-up rules and perks, by index
 inline constexpr int64_t RULE_BIG_PLANS = 0;  // Big Plans
 inline constexpr int64_t RULE_FRIENDSHIP_BRACELET = 1;  // Friendship Bracelet
 inline constexpr int64_t RULE_PIGGY_BANK = 2;  // Piggy Bank
@@ -65,7 +65,7 @@ inline constexpr int64_t PERK_ROUGH_HOUSING = 6;  // Rough Housing
 inline constexpr int64_t PERK_STICKY_FINGERS = 7;  // Sticky Fingers
 inline constexpr int64_t PERK_XXL_BACKPACK = 8;  // XXL Backpack
 
-// fort_env/state_arrays.py: ctx field indices (CTX_FIELDS) and their defaults
+// fort_env/game/schema.py: ctx field indices (CTX_TABLE) and their defaults
 inline constexpr int64_t C_SEED = 0;
 inline constexpr int64_t C_SHUFFLES = 1;
 inline constexpr int64_t C_FIRST_PLAYER = 2;
@@ -108,7 +108,7 @@ inline constexpr int64_t C_CONTINUE_PC = 38;
 inline constexpr int64_t NUM_CTX = 39;
 inline constexpr int64_t CTX_DEFAULT[NUM_CTX] = {0, 0, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, -1, -1, 0, -1, -1, -1, -1, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, -1, 0, -1, 0, 0, 0, -1, 0, 0, -1};
 
-// fort_env/state_arrays.py: columns of `players` (PLAYER_FIELDS)
+// fort_env/game/schema.py: columns of `players` (PLAYER_TABLE)
 inline constexpr int64_t P_STUFF_PIZZA = 0;
 inline constexpr int64_t P_STUFF_TOYS = 1;
 inline constexpr int64_t P_PACK_PIZZA = 2;
@@ -120,7 +120,7 @@ inline constexpr int64_t NUM_PLAYER_FIELDS = 7;
 inline constexpr int64_t MAX_STEPS = 128;  // rows of `prog` and `done`
 inline constexpr int64_t PROG_COLUMNS = 4;  // verb, arg, req_lo, req_hi
 
-// fort_env/decisions.py: DecisionKind
+// fort_env/game/decisions.py: DecisionKind
 inline constexpr int64_t K_DRAFT = 0;
 inline constexpr int64_t K_PLAY = 1;
 inline constexpr int64_t K_DECLARE_COIN = 2;
@@ -149,7 +149,7 @@ inline constexpr int64_t K_ROUGH_HOUSING = 24;
 inline constexpr int64_t K_STOP_OR_CONTINUE = 25;
 inline constexpr int64_t NUM_DECISION_KINDS = 26;
 
-// fort_env/stages.py: stages of a turn
+// fort_env/game/stages.py: stages of a turn
 inline constexpr int64_t ST_DRAFT = 0;
 inline constexpr int64_t ST_PLAY = 1;
 inline constexpr int64_t ST_DECLARE = 2;
@@ -170,7 +170,7 @@ inline constexpr int64_t ST_PROBE_DONE = 16;
 inline constexpr int64_t ST_ROUGH_HOUSING = 17;
 inline constexpr int64_t NUM_STAGES = 18;
 
-// fort_env/cards.py: effect tree node kinds, verbs, multipliers
+// fort_env/game/cards.py: effect tree node kinds, verbs, multipliers
 inline constexpr int64_t E_ATOM = 0;
 inline constexpr int64_t E_THEN = 1;
 inline constexpr int64_t E_REPEAT = 2;
@@ -197,12 +197,12 @@ inline constexpr int64_t MULT_LOOKOUT_SIZE = 4;
 inline constexpr int64_t MULT_CONST = 5;
 inline constexpr int64_t NUM_MULTS = 6;
 
-// fort_env/constants.py: resources
+// fort_env/game/constants.py: resources
 inline constexpr int64_t PIZZA = 0;
 inline constexpr int64_t TOYS = 1;
 inline constexpr int64_t NUM_RESOURCES = 2;
 
-// fort_env/actions.py: modes, option tables, action ranges (RANGES order)
+// fort_env/game/actions.py: modes, option tables, action ranges (RANGES order)
 inline constexpr int64_t PUBLIC = 0;
 inline constexpr int64_t PRIVATE = 1;
 inline constexpr int64_t NUM_MODES = 6;
@@ -243,7 +243,7 @@ inline constexpr int64_t R_CONTINUE_ACTION = 28;
 inline constexpr int64_t NUM_RANGES = 29;
 inline constexpr int64_t RANGE_SIZE[NUM_RANGES] = {-1, 1, 1, -1, 7, 6, -1, 1, 2, 4, -1, 1, -1, -1, 1, 4, 4, -1, 3, 4, 11, 9, -1, 1, 1, 1, -1, 1, 1};
 
-// fort_env/rules/base.py: the rules' internal flags and step statuses
+// fort_env/game/rules/base.py: the rules' internal flags and step statuses
 inline constexpr int64_t BOTH_FULL_TAIL = 2;
 inline constexpr int64_t REWARD_RULE = 1;
 inline constexpr int64_t REWARD_PERK = 2;
@@ -251,7 +251,7 @@ inline constexpr int64_t STATUS_NONE = 0;
 inline constexpr int64_t STATUS_PARTIAL = 1;
 inline constexpr int64_t STATUS_FULL = 2;
 
-// fort_env/rules/verbs.py: VERB_RULES as columns; tags as bits (1 << tag)
+// fort_env/game/rules/verbs.py: VERB_RULES as columns; tags as bits (1 << tag)
 inline constexpr int64_t TAG_STUFF = 1;
 inline constexpr int64_t TAG_PACK = 2;
 inline constexpr int64_t TAG_LEVEL = 4;
@@ -268,7 +268,7 @@ inline constexpr int64_t VERB_READS[NUM_VERBS] = {1, 15, 476, 48, 0, 384, 7, 0, 
 inline constexpr int64_t VERB_CHANGES[NUM_VERBS] = {1, 3, 464, 48, 0, 416, 15, 0, 3, 256, 1, 1, 3};
 inline constexpr int64_t COUNT_READS[NUM_MULTS] = {0, 0, 4, 2, 64, 0};
 
-// fort_env/observation.py: slices (OBS_*), size = cards * OBS_SLICE_CARDS[i] +
+// fort_env/views/observation.py: slices (OBS_*), size = cards * OBS_SLICE_CARDS[i] +
 // OBS_SLICE_FIXED[i] for a card set of `cards` cards, in this order
 inline constexpr int64_t OBS_DECISION = 0;
 inline constexpr int64_t OBS_ACTOR = 1;
@@ -323,7 +323,7 @@ inline constexpr double OBS_SIZE_SCALE = 10.0;
 inline constexpr double OBS_PARK_DECK_CARDS = 60.0;
 inline constexpr int64_t OBS_RUNNING_STAGES[2] = {7, 10};
 
-// fort_env/scoring.py: made-up rules' points (glossary p.15)
+// fort_env/views/scoring.py: made-up rules' points (glossary p.15)
 inline constexpr int64_t OWNED_ZONES[5] = {3, 4, 2, 5, 6};
 inline constexpr int64_t MINIMALISM_LEVEL = 2;
 inline constexpr int64_t MINIMALISM_POINTS = 8;
@@ -333,7 +333,7 @@ inline constexpr int64_t SLEEPOVER_TIED = 4;
 inline constexpr int64_t ALL_SIX_BONUS = 1;
 inline constexpr int64_t NUM_PLAIN_SUITS = 6;
 
-// fort_env/hidden.py: the re-deal
+// fort_env/views/hidden.py: the re-deal
 inline constexpr int64_t RESAMPLE_EVENT = 0;
 inline constexpr int64_t HIDDEN_RIVAL_ZONES[5] = {2, 3, 10, 11, 6};
 

@@ -1,0 +1,228 @@
+"""``fort-env play``: a person plays Fort in the terminal against bots.
+
+Each of the person's decisions shows the table from their seat
+(``fort_env.views.text.state_to_string`` with ``viewer`` set: rivals' hands and Lookout cards
+hidden), what is being decided, and the legal actions numbered, named by ``action_to_string``. They
+type a number; anything else (text, a number out of range, an empty line) is refused with a message
+and asked again, never a crash. ``q`` quits. A decision with a single legal action (e.g. a follow
+with no matching card, where only "pass" is left) is shown and taken for them. The bots' moves are
+printed as they happen, without what the person may not see (a rival's made-up rule choice, which
+card went into a Lookout, a draft pick). At the end the score breakdown (rulebook p.11) and the
+winners are shown.
+
+``input_fn`` and ``output_fn`` are injectable, so the loop runs under test with scripted input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from agents.arena.games import decision_info
+from agents.base import Agent, LazyObservation
+from fort_env import FortGame, FortState
+from fort_env.game.constants import HAND, LOOKOUT, MADE_UP_RULES
+from fort_env.views.text import state_to_string
+
+__all__ = ["HumanQuit", "PlayResult", "play_human", "resolve_opponents"]
+
+
+class HumanQuit(Exception):
+    """The person typed ``q`` (or the input ended)."""
+
+
+@dataclass
+class PlayResult:
+    """How a game with a person ended."""
+
+    state: FortState
+    human_seat: int
+    winners: list[int]
+    breakdown: list[dict[str, int]]
+    quit: bool = False
+
+
+def resolve_opponents(opponents: Sequence[str], num_players: int) -> list[str]:
+    """One spec per rival seat: a single spec is used for every rival; otherwise exactly
+    ``num_players - 1`` specs.
+
+    Raises:
+        ValueError: the count does not fit.
+    """
+    specs = [s.strip() for s in opponents if s.strip()]
+    if len(specs) == 1:
+        return specs * (num_players - 1)
+    if len(specs) != num_players - 1:
+        raise ValueError(
+            f"{num_players} players need 1 or {num_players - 1} opponents, got {len(specs)}"
+        )
+    return specs
+
+
+def _public_text(state: FortState, action: int) -> str:
+    """How a bot's action looks to the other players (no hidden information)."""
+    game = state.game
+    name, i = game.layout.decode(action)
+    if name == "PICK_RULE":
+        return "takes a made-up rule (face down)"
+    if name == "DRAFT_CARD":
+        return "keeps a card (face down)"
+    if name == "LOOKOUT_PARK_DECK":
+        return "tucks the top card of the Park deck into their Lookout"
+    if name == "LOOKOUT_CARD":
+        return f"tucks a card [{'/'.join(game.cards[i].suit_names)}] into their Lookout"
+    if name == "ADD_CARD" and state.zone[i] == LOOKOUT:
+        return f"adds a Lookout card [{'/'.join(game.cards[i].suit_names)}]"
+    return state.action_to_string(action)
+
+
+def _describe(state: FortState) -> str:
+    d = state.decision
+    parts = [f"Decision: {d.kind.name.lower().replace('_', ' ')}"]
+    ctx = d.context
+    if "played_card" in ctx:
+        card = state.game.cards[ctx["played_card"]]
+        parts.append(f"played card: {card.name} [{'/'.join(card.suit_names)}] "
+                     f"public: {card.public or '-'}; private: {card.private or '-'}")  # fmt: skip
+    if "mode" in ctx:
+        parts.append(f"mode: {ctx['mode']}")
+    if "side" in ctx:
+        parts.append(
+            f"resolving the {ctx['side']} action" + (" (fully)" if ctx.get("full") else "")
+        )
+    if "cost" in ctx:
+        t, z, e = ctx["cost"]
+        parts.append(f"left to pay: {t} toys, {z} pizza, {e} either")
+    return "\n".join(parts)
+
+
+def _hand_text(state: FortState, seat: int) -> str:
+    cards = state.game.cards
+    held = np.flatnonzero(state.rule_loc == seat)
+    rule = MADE_UP_RULES[int(held[0])] if len(held) else "none yet"
+    lines = [f"Your made-up rule: {rule}", "Your cards in hand:"]
+    for c in np.flatnonzero((state.zone == HAND) & (state.owner == seat)):
+        card = cards[int(c)]
+        lines.append(f"  {card.name} [{'/'.join(card.suit_names)}]: public: {card.public or '-'}; "
+                     f"private: {card.private or '-'}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def ask(legal: Sequence[int], labels: Sequence[str], input_fn: Callable[[str], str],
+        output_fn: Callable[[str], None]) -> int:  # fmt: skip
+    """Show the numbered actions and read a valid choice (asks again on bad input).
+
+    Raises:
+        HumanQuit: ``q``/``quit`` typed, or the input ended (EOF).
+    """
+    for k, label in enumerate(labels):
+        output_fn(f"  [{k}] {label}")
+    while True:
+        try:
+            raw = input_fn(f"Your choice (0-{len(legal) - 1}, q to quit): ")
+        except (EOFError, KeyboardInterrupt) as exc:
+            raise HumanQuit from exc
+        text = raw.strip().lower()
+        if text in ("q", "quit", "exit"):
+            raise HumanQuit
+        if not text.isdigit():
+            output_fn(f"Please type a number from 0 to {len(legal) - 1}.")
+            continue
+        k = int(text)
+        if not 0 <= k < len(legal):
+            output_fn(f"{k} is not one of the choices: type a number from 0 to {len(legal) - 1}.")
+            continue
+        return legal[k]
+
+
+def play_human(
+    num_players: int,
+    opponents: Sequence[str],
+    seed: int = 0,
+    human_seat: int = 0,
+    setup: str = "basic",
+    input_fn: Callable[[str], str] = input,
+    output_fn: Callable[[str], None] = print,
+    agents: Sequence[Agent] | None = None,
+) -> PlayResult:
+    """Play one game with a person at ``human_seat`` and bots (``opponents`` specs) elsewhere.
+
+    Args:
+        num_players: 2, 3 or 4.
+        opponents: agent specs (one for every rival, or one spec for all).
+        seed: the deal (the first player is drawn from it, rulebook p.2).
+        human_seat: the person's seat.
+        input_fn, output_fn: how to read a line and print text (injectable for tests).
+        agents: ready-made rival agents (overrides ``opponents``).
+
+    Raises:
+        ValueError: a bad seat or opponent list.
+    """
+    from agents import make
+
+    if not 0 <= human_seat < num_players:
+        raise ValueError(f"seat must be in [0, {num_players}), got {human_seat}")
+    game = FortGame(num_players, setup)
+    if agents is None:
+        specs = resolve_opponents(opponents, num_players)
+        agents = [make(spec, seed=seed * 10 + k + 1) for k, spec in enumerate(specs)]
+    bots: dict[int, Agent] = {}
+    rivals = iter(agents)
+    for seat in range(num_players):
+        if seat != human_seat:
+            bots[seat] = next(rivals)
+    state = game.new_initial_state(seed=seed)
+    output_fn(f"Fort, {num_players} players. You are player {human_seat}; "
+              f"player {state.current_player()} starts.")  # fmt: skip
+    for seat, bot in bots.items():
+        output_fn(f"  player {seat}: {bot.name}")
+    quit_ = False
+    try:
+        while not state.is_terminal():
+            seat = state.current_player()
+            if seat == human_seat:
+                legal = state.legal_actions()
+                output_fn("")
+                output_fn(state_to_string(state, viewer=human_seat))
+                output_fn(_hand_text(state, human_seat))
+                output_fn(_describe(state))
+                if len(legal) == 1:
+                    action = legal[0]
+                    output_fn(f"  (only one choice: {state.action_to_string(action)})")
+                else:
+                    labels = [state.action_to_string(a) for a in legal]
+                    action = ask(legal, labels, input_fn, output_fn)
+            else:
+                info = decision_info(state, seat)
+                obs = LazyObservation(
+                    partial(state.observation_tensor, seat), info["action_mask"].copy
+                )
+                action = int(bots[seat].act(obs, info))
+                output_fn(f"player {seat}: {_public_text(state, action)}")
+            state.apply_action(action)
+    except HumanQuit:
+        quit_ = True
+        output_fn("You left the game.")
+    breakdown = state.score_breakdown()
+    winners = state.winners() if state.is_terminal() else []
+    output_fn("")
+    output_fn(final_table(breakdown, winners, human_seat))
+    return PlayResult(state, human_seat, list(winners), breakdown, quit_)
+
+
+def final_table(breakdown: list[dict[str, int]], winners: Sequence[int], human_seat: int) -> str:
+    """The score breakdown as text (rulebook p.11: track, Fort Level, rule, sculpture)."""
+    cols = ("track", "fort_level", "made_up_rule", "macaroni", "total")
+    lines = ["player      " + " ".join(f"{c:>12}" for c in cols)]
+    for p, row in enumerate(breakdown):
+        who = f"{p}{' (you)' if p == human_seat else ''}"
+        lines.append(f"{who:<12}" + " ".join(f"{row[c]:>12}" for c in cols))
+    if winners:
+        names = ", ".join("you" if w == human_seat else f"player {w}" for w in winners)
+        lines.append(f"Winner{'s' if len(winners) > 1 else ''}: {names}")
+    else:
+        lines.append("The game was not finished.")
+    return "\n".join(lines)

@@ -1,0 +1,402 @@
+"""Tournaments: many games between agents, with seat rotation, statistics and ratings.
+
+``run_tournament(agent_specs, num_players, games, seed, workers, setup)`` plays ``games`` games
+on the engine (``FortGame``/``FortState``, not the PettingZoo env, for speed) in ``workers``
+processes and returns a JSON-able dict. ``fort-env tournament`` prints it (``--json``) or
+:func:`format_table` of it.
+
+How games are set up
+--------------------
+
+- One agent per seat: ``len(agent_specs) == num_players``. Agents are named by their spec;
+  a spec given twice is named ``spec#2``, ``spec#3``, ...
+- **Seats** in the results are turn-order positions: seat 0 is the first player (rulebook
+  p.2 step 1), seat 1 plays next, and so on.
+- **Seat rotation**: game ``g`` puts agent ``i`` at engine seat ``(i + g) % num_players`` (the
+  seat fixes the player board, hence the Best Friends), and the first player is engine seat
+  ``block % num_players`` for the game's rotation block ``block = g // num_players``. Over a
+  multiple of ``num_players`` games every agent plays every turn-order position and every
+  board equally often, and the board is not tied to the turn order (otherwise the counts differ
+  by at most one; ``seat_games`` reports them).
+- **Deals**: the games of one rotation block share one deal, seeded from ``(seed, block)``, so
+  every agent plays the same cards from every seat (duplicate-style; card luck cancels out).
+  Agent ``i`` in game ``g`` is seeded from ``(seed, g, i)``. The same arguments give the same
+  games, whatever the number of workers.
+- Each decision gives the acting agent the observation (lazily computed) and an ``info`` with
+  ``seat``, ``game``, ``legal_actions``, ``action_mask``, ``view`` and ``determinize``
+  (``agents.base``). Agents never get the true state.
+
+Result schema (``--json``)
+--------------------------
+
+::
+
+    {
+      "agents": {                       # one entry per agent, keyed by its (unique) name
+        NAME: {
+          "spec": str,                  # the spec given to agents.make
+          "games": int,
+          "wins": float,                # shared victories count as a win for each winner
+          "win_rate": float,            # wins / games
+          "win_rate_ci95": [lo, hi],    # Wilson score interval, 95%
+          "mean_score": float,          # final total (score_breakdown()["total"])
+          "mean_rank": float,           # 1 = best; tied players share the better rank
+          "seat_games": [int, ...],     # games per seat (turn-order position, 0 = first player)
+          "seat_win_rates": [float | null, ...],   # per seat; null if never seated there
+          "rating": {"mu": float, "sigma": float, "ordinal": float},  # OpenSkill PlackettLuce,
+                                        # averaged over game orders (openskill_ratings)
+          "think_seconds_per_game": float,          # the agent's time in act(), per game
+          "think_seconds_per_decision": float
+        }
+      },
+      "games": int, "num_players": int, "setup": str, "seed": int, "workers": int,
+      "ray_address": str,               # only with --ray-address (agents/arena/ray_games.py)
+      "wall_seconds": float,
+      "game_length": {"decisions": {"mean", "min", "max"}, "rounds": {"mean", "min", "max"}},
+      "end_triggers": {"score_25": int, "fort_level_5": int, "park_deck_empty": int},
+      "first_player_win_rate": float,   # games won by the first player (shared victories count)
+      "shared_victories": int           # games with more than one winner
+    }
+
+``end_triggers`` count, per game, the conditions that held when the end was triggered
+(rulebook p.10; ``FortState._check_end``): 25+ points on the Victory Track, a Fort at Level 5,
+an empty Park deck. Two can hold at once, so they may sum to more than ``games``. A round is
+one turn of every player (``rounds`` = turns taken by the first player).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+import numpy as np
+
+from agents.arena.games import (
+    GAME_TORCH_THREADS,
+    TRIGGERS,
+    GameRecord,
+    init_worker,
+    run_one,
+    torch_threads,
+)
+from fort_env import FortGame
+
+__all__ = ["format_table", "run_tournament", "summarize", "unique_names", "wilson_interval"]
+
+
+def wilson_interval(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a win rate, ``(low, high)`` (95% by default); ``(0, 1)`` for
+    zero games. From ``scipy.stats.binomtest(...).proportion_ci(method="wilson")``.
+
+    Raises:
+        ValueError: ``wins`` outside ``[0, games]`` or not an integer count.
+    """
+    if games <= 0:
+        return (0.0, 1.0)
+    if wins != int(wins) or not 0 <= wins <= games:
+        raise ValueError(f"wins must be an integer count in [0, {games}], got {wins!r}")
+    from scipy.stats import binomtest  # ~0.2 s to import: only when a summary is made
+
+    ci = binomtest(int(wins), int(games)).proportion_ci(confidence, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+def unique_names(specs: Sequence[str]) -> list[str]:
+    """Specs made unique: the second ``random`` is ``random#2``, and so on."""
+    seen: dict[str, int] = {}
+    out = []
+    for s in specs:
+        seen[s] = seen.get(s, 0) + 1
+        out.append(s if seen[s] == 1 else f"{s}#{seen[s]}")
+    return out
+
+
+def run_tournament(
+    agent_specs: Sequence[str],
+    num_players: int,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    setup: str = "basic",
+    cards: str | None = None,
+    progress: bool = True,
+    return_records: bool = False,
+    observer: Any = None,
+    duplicate_deals: bool = True,
+    ray_address: str | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` games between ``agent_specs`` and summarise them (module docstring).
+
+    Args:
+        agent_specs: one spec per seat (``agents.make``), ``len == num_players``.
+        num_players: 2, 3 or 4.
+        games: number of games (a multiple of ``num_players`` balances the seats exactly).
+        seed: the run's seed; deals and agents' seeds derive from it.
+        workers: processes to play in (1: in this process).
+        setup: ``"basic"`` or ``"advanced"``.
+        cards: a card data directory, or ``None`` for the shipped set.
+        progress: show a tqdm progress bar on stderr.
+        return_records: also return the per-game :class:`GameRecord` list under ``"records"``
+            (not JSON-able as is; for analysis).
+        observer: a picklable factory ``() -> Observer`` run on every game (analysis); what
+            it returns at the end of a game is in ``record.extra``.
+        duplicate_deals: the games of a rotation block share one deal (module docstring);
+            ``False`` deals every game afresh (for analysis with the same agent everywhere,
+            where replaying a deal adds no information).
+        ray_address: play the games in Ray tasks on this cluster instead (``local``,
+            ``auto`` or ``HOST:PORT``; ``agents.arena.ray_games``); ``workers`` is then unused.
+
+    Every process playing the games runs torch on one intra-op thread
+    (:func:`torch_threads`); with ``workers=1`` the caller's count is restored after.
+
+    Raises:
+        ValueError: the number of agents differs from ``num_players``, ``games < 1`` or
+            ``workers < 1``; an unknown agent spec.
+    """
+    from tqdm import tqdm
+
+    from agents import make
+
+    specs = [s.strip() for s in agent_specs]
+    if len(specs) != num_players:
+        raise ValueError(
+            f"{len(specs)} agents for {num_players} players: give one agent per seat "
+            f"(e.g. --agents heuristic{',random' * (num_players - 1)})"
+        )
+    if games < 1 or workers < 1:
+        raise ValueError("games and workers must be at least 1")
+    for s in specs:  # fail fast on unknown names, in this process
+        make(s)
+    FortGame(num_players, setup, cards)  # and on a bad configuration
+    if ray_address is not None:  # and on no Ray or no cluster there
+        from agents.arena.ray_games import connect
+
+        connect(ray_address)
+    jobs = [(g, seed, duplicate_deals) for g in range(games)]
+    records: list[GameRecord] = []
+    start = time.perf_counter()
+    bar = tqdm(total=games, file=sys.stderr, disable=not progress, desc="games", unit="game")
+    try:
+        if ray_address is not None:
+            from agents.arena.ray_games import play_on_ray
+
+            for chunk in play_on_ray(ray_address, jobs, specs, num_players, setup, cards,
+                                     observer):  # fmt: skip
+                records.extend(chunk)
+                bar.update(len(chunk))
+        elif workers == 1:
+            # torch is loaded by now if an agent needs it (the agents were made above)
+            threads_before = torch_threads(GAME_TORCH_THREADS)
+            init_worker(specs, num_players, setup, cards, observer)
+            try:
+                for job in jobs:
+                    records.append(run_one(job))
+                    bar.update(1)
+            finally:  # in the caller's process: give it back its torch threads
+                torch_threads(threads_before)
+        else:
+            # forkserver, not fork: a parent that has run torch (a PPO or puct bot built in
+            # this process, e.g. by the ladder or a training run's evaluation) has OpenMP
+            # threads, and a forked child of it can deadlock in libgomp (seen: the ladder's
+            # workers hung at 0% CPU). SB3's SubprocVecEnv makes the same choice.
+            with ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=multiprocessing.get_context("forkserver"),
+                initializer=init_worker,
+                initargs=(specs, num_players, setup, cards, observer),
+            ) as pool:
+                futures = [pool.submit(run_one, job) for job in jobs]
+                for future in as_completed(futures):
+                    records.append(future.result())
+                    bar.update(1)
+    finally:
+        bar.close()
+    wall = time.perf_counter() - start
+    records.sort(key=lambda r: r.index)
+    result = summarize(records, unique_names(specs), specs, num_players)
+    result.update(games=games, num_players=num_players, setup=setup, seed=seed, workers=workers)
+    if ray_address is not None:
+        result["ray_address"] = ray_address
+    result["wall_seconds"] = round(wall, 3)
+    if return_records:
+        result["records"] = records
+    return result
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    return {
+        "mean": float(np.mean(values)),
+        "min": float(np.min(values)),
+        "max": float(np.max(values)),
+    }
+
+
+RATING_ORDERS = 16  # game orders the OpenSkill ratings are averaged over
+RATING_MAX_UPDATES = 40_000  # cap on rating updates (orders x games) for long runs
+
+
+def openskill_ratings(
+    records: Sequence[GameRecord], k: int, seed: int = 0
+) -> list[dict[str, float]]:
+    """OpenSkill (Plackett-Luce) ratings of ``k`` agents from finished games.
+
+    OpenSkill updates online, so its result depends on the order of the games; the order of
+    parallel games means nothing, so the ratings are rated over :data:`RATING_ORDERS` random
+    orders of the games (fewer for very long runs) and ``mu`` and ``sigma`` averaged.
+    ``ordinal = mu - 3 sigma``. Each game is one match of ``num_players`` one-player teams
+    ranked by final score (ties share a rank).
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    orders = max(1, min(RATING_ORDERS, RATING_MAX_UPDATES // max(len(records), 1)))
+    rng = np.random.default_rng(seed)
+    mu = np.zeros(k)
+    sigma = np.zeros(k)
+    for o in range(orders):
+        ratings = [model.rating() for _ in range(k)]
+        sequence = range(len(records)) if o == 0 else rng.permutation(len(records))
+        for j in sequence:
+            r = records[int(j)]
+            rated = model.rate([[ratings[i]] for i in r.seating], ranks=[float(x) for x in r.ranks])
+            for seat, i in enumerate(r.seating):
+                ratings[i] = rated[seat][0]
+        mu += [x.mu for x in ratings]
+        sigma += [x.sigma for x in ratings]
+    mu /= orders
+    sigma /= orders
+    return [
+        {"mu": float(m), "sigma": float(s), "ordinal": float(m - 3 * s)}
+        for m, s in zip(mu, sigma, strict=True)
+    ]
+
+
+def summarize(
+    records: Sequence[GameRecord], names: Sequence[str], specs: Sequence[str], num_players: int
+) -> dict[str, Any]:
+    """Per-agent and per-run statistics of finished games (the schema above)."""
+    k = len(names)
+    games = np.zeros(k)
+    wins = np.zeros(k)
+    score_sum = np.zeros(k)
+    rank_sum = np.zeros(k)
+    think = np.zeros(k)
+    decisions = np.zeros(k)
+    seat_games = np.zeros((k, num_players))
+    seat_wins = np.zeros((k, num_players))
+    triggers = dict.fromkeys(TRIGGERS, 0)
+    first_wins = 0
+    shared = 0
+    for r in records:
+        for seat, i in enumerate(r.seating):
+            won = seat in r.winners
+            pos = r.position(seat)
+            games[i] += 1
+            wins[i] += won
+            score_sum[i] += r.totals[seat]
+            rank_sum[i] += r.ranks[seat]
+            think[i] += r.think[seat]
+            decisions[i] += r.decisions_by_seat[seat]
+            seat_games[i, pos] += 1
+            seat_wins[i, pos] += won
+        first_wins += r.first_player in r.winners
+        shared += len(r.winners) > 1
+        for t in r.triggers:
+            triggers[t] += 1
+    ratings = openskill_ratings(records, k)
+    agents: dict[str, Any] = {}
+    for i, name in enumerate(names):
+        n = max(games[i], 1)
+        lo, hi = wilson_interval(int(wins[i]), int(games[i]))
+        agents[name] = {
+            "spec": specs[i],
+            "games": int(games[i]),
+            "wins": float(wins[i]),
+            "win_rate": float(wins[i] / n),
+            "win_rate_ci95": [lo, hi],
+            "mean_score": float(score_sum[i] / n),
+            "mean_rank": float(rank_sum[i] / n),
+            "seat_games": [int(x) for x in seat_games[i]],
+            "seat_win_rates": [
+                float(seat_wins[i, s] / seat_games[i, s]) if seat_games[i, s] else None
+                for s in range(num_players)
+            ],
+            "rating": ratings[i],
+            "think_seconds_per_game": float(think[i] / n),
+            "think_seconds_per_decision": float(think[i] / max(decisions[i], 1)),
+        }
+    return {
+        "agents": agents,
+        "game_length": {
+            "decisions": _stats([r.decisions for r in records]),
+            "rounds": _stats([r.rounds for r in records]),
+        },
+        "end_triggers": triggers,
+        "first_player_win_rate": first_wins / max(len(records), 1),
+        "shared_victories": shared,
+    }
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """A readable rendering of a :func:`run_tournament` result (rich tables, as text)."""
+    from io import StringIO
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(
+        title=f"{result['games']} games, {result['num_players']} players ({result['setup']})"
+    )
+    for col in (
+        "agent",
+        "win rate",
+        "95% CI",
+        "mean score",
+        "mean rank",
+        "seat win rates",
+        "rating (mu±sigma)",
+        "s/game",
+    ):
+        table.add_column(col, justify="left" if col == "agent" else "right")
+    ranked = sorted(result["agents"].items(), key=lambda kv: -kv[1]["rating"]["ordinal"])
+    for name, a in ranked:
+        seats = " ".join("-" if x is None else f"{x:.2f}" for x in a["seat_win_rates"])
+        lo, hi = a["win_rate_ci95"]
+        table.add_row(
+            name,
+            f"{a['win_rate']:.3f}",
+            f"[{lo:.3f}, {hi:.3f}]",
+            f"{a['mean_score']:.1f}",
+            f"{a['mean_rank']:.2f}",
+            seats,
+            f"{a['rating']['mu']:.1f}±{a['rating']['sigma']:.1f}",
+            f"{a['think_seconds_per_game']:.2f}",
+        )
+    length = result["game_length"]
+    trig = ", ".join(f"{k} {v}" for k, v in result["end_triggers"].items())
+    where = (
+        f"Ray at {result['ray_address']}"
+        if "ray_address" in result
+        else f"{result['workers']} worker(s)"
+    )
+    lines = [
+        f"game length: {length['rounds']['mean']:.1f} rounds "
+        f"({length['rounds']['min']:.0f}-{length['rounds']['max']:.0f}), "
+        f"{length['decisions']['mean']:.0f} decisions",
+        f"end triggers: {trig}",
+        f"first-player win rate: {result['first_player_win_rate']:.3f}; "
+        f"shared victories: {result['shared_victories']}",
+        f"wall time: {result['wall_seconds']:.1f} s with {where}; seed {result['seed']}",
+    ]
+    buf = StringIO()
+    console = Console(
+        file=buf, width=140, force_terminal=False, color_system=None, force_jupyter=False
+    )
+    console.print(table)
+    for line in lines:
+        console.print(line)
+    return buf.getvalue()

@@ -1,0 +1,478 @@
+"""The project's saved policies: weights in safetensors plus a JSON description. No pickle.
+
+A Stable-Baselines3 ``.zip`` stores its ``data`` entry with cloudpickle, so loading one runs
+whatever code its author put in it. A policy saved here is two files instead, side by side:
+
+- ``NAME.safetensors``: the policy network's tensors (``policy.state_dict()``), a format that
+  holds only tensors and a JSON header (https://huggingface.co/docs/safetensors);
+- ``NAME.json``: what the tensors are (:data:`FORMAT`, :data:`VERSION`): the game they play
+  (``num_players``, ``setup``, ``card_set``) with its ``observation_size`` and
+  ``num_actions``, the network (``net_arch``, ``activation_fn``), the training config and
+  timesteps, and the SHA-256 of the tensor file.
+
+Loading (:func:`load_policy_file`) reads the JSON, checks it against this fort-env's game (the
+observation and action sizes must match, so a policy trained before the observation layout
+changed is refused with a clear error rather than playing nonsense), builds sb3-contrib's
+``MaskableActorCriticPolicy`` from the description and loads the tensors into it (strictly: every
+tensor present, every shape right). A checkpoint adds ``NAME.optimizer.safetensors`` (Adam's
+moments) so that training resumes where it stopped (:func:`save_checkpoint_files`,
+:func:`load_into_model`).
+
+A plain SB3 ``.zip`` loads only with an explicit opt-in (:func:`load_sb3_zip`,
+``trusted=True``; ``ppo:PATH:trusted=1``; ``fort-env tournament --trust-pickle``);
+:func:`convert_sb3_zip` turns a trusted one into this format once.
+
+Needs the ``[train]`` extra (torch, sb3-contrib, safetensors).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fort_env.game.errors import FortError, ModelFileError
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "convert_sb3_zip",
+    "describe_policy",
+    "is_sb3_zip",
+    "load_into_model",
+    "load_policy_file",
+    "load_sb3_zip",
+    "policy_paths",
+    "read_description",
+    "save_checkpoint_files",
+    "save_policy",
+    "trained_num_players",
+]
+
+FORMAT = "fort-env-policy"
+VERSION = 1
+WEIGHTS_SUFFIX = ".safetensors"
+OPTIMIZER_SUFFIX = ".optimizer.safetensors"
+# The activations a description may name (torch.nn class names); nothing else is looked up.
+ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
+PICKLE_RISK = (
+    "a Stable-Baselines3 .zip stores its 'data' entry with cloudpickle: loading it runs any "
+    "code its author put there"
+)
+
+
+# --------------------------------------------------------------------------- paths
+def policy_paths(path: str | Path) -> tuple[Path, Path]:
+    """``(NAME.safetensors, NAME.json)`` of a saved policy named by either file or by
+    ``NAME`` itself."""
+    p = Path(path)
+    if p.name.endswith(OPTIMIZER_SUFFIX):
+        p = p.with_name(p.name[: -len(OPTIMIZER_SUFFIX)])
+    elif p.suffix in (WEIGHTS_SUFFIX, ".json"):
+        p = p.with_suffix("")
+    return p.with_name(p.name + WEIGHTS_SUFFIX), p.with_name(p.name + ".json")
+
+
+def is_sb3_zip(path: str | Path) -> bool:
+    """True if ``path`` is a zip archive (what ``MaskablePPO.save`` writes), by content."""
+    p = Path(path)
+    return p.is_file() and zipfile.is_zipfile(p)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- describe
+def _game_facts(num_players: int, setup: str, cards: str | None) -> dict[str, Any]:
+    from fort_env import FortGame
+    from fort_env.game.facts import config_card_set
+
+    game = FortGame(num_players, setup, cards)
+    return {
+        "num_players": num_players,
+        "setup": setup,
+        "card_set": config_card_set(game),
+        "observation_size": int(game.observation_size),
+        "num_actions": int(game.num_distinct_actions),
+    }
+
+
+def describe_policy(policy: Any) -> dict[str, Any]:
+    """The ``network`` entry of a description: what :func:`load_policy_file` rebuilds.
+
+    Raises:
+        ModelFileError: a policy this format cannot describe (not sb3-contrib's
+            ``MaskableActorCriticPolicy`` with a flat observation and an MLP).
+    """
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    if type(policy) is not MaskableActorCriticPolicy:
+        raise ModelFileError(type(policy).__name__, "only MaskableActorCriticPolicy is saved")
+    if policy.features_extractor_class is not FlattenExtractor:
+        raise ModelFileError(type(policy).__name__, "only the flat (MLP) features are saved")
+    activation = policy.activation_fn.__name__
+    if activation not in ACTIVATIONS:
+        raise ModelFileError(type(policy).__name__, f"activation {activation} is not saved")
+    obs_space, act_space = policy.observation_space, policy.action_space
+    if not isinstance(obs_space, spaces.Box) or len(obs_space.shape) != 1:
+        raise ModelFileError(type(policy).__name__, "only flat Box observations are saved")
+    if not isinstance(act_space, spaces.Discrete):
+        raise ModelFileError(type(policy).__name__, "only Discrete actions are saved")
+    arch = policy.net_arch
+    if isinstance(arch, list):
+        arch = {"pi": list(arch), "vf": list(arch)}
+    return {
+        "policy": "MaskableActorCriticPolicy",
+        "net_arch": {"pi": [int(x) for x in arch["pi"]], "vf": [int(x) for x in arch["vf"]]},
+        "activation_fn": activation,
+        "share_features_extractor": bool(policy.share_features_extractor),
+        "observation_size": int(obs_space.shape[0]),
+        "num_actions": int(act_space.n),
+    }
+
+
+def _policy_of(model_or_policy: Any) -> Any:
+    return getattr(model_or_policy, "policy", model_or_policy)
+
+
+def _tensors(state: Mapping[str, Any]) -> dict[str, Any]:
+    # own contiguous copies: safetensors refuses tensors that share memory
+    return {k: v.detach().cpu().contiguous().clone() for k, v in state.items()}
+
+
+# --------------------------------------------------------------------------- save
+def save_policy(
+    model_or_policy: Any,
+    path: str | Path,
+    *,
+    num_players: int,
+    setup: str = "basic",
+    cards: str | None = None,
+    training: Mapping[str, Any] | None = None,
+    timesteps: int | None = None,
+) -> Path:
+    """Save a MaskablePPO model's policy (or the policy itself) as ``NAME.safetensors`` and
+    ``NAME.json``; returns the ``.safetensors`` path (``agents.make(f"ppo:{path}")``).
+
+    Args:
+        model_or_policy: a ``MaskablePPO`` or its ``MaskableActorCriticPolicy``.
+        path: ``NAME``, ``NAME.safetensors`` or ``NAME.json``.
+        num_players, setup, cards: the game it was trained for (checked: its observation
+            and action sizes must be the policy's).
+        training: the training configuration, kept in the description (JSON-able).
+        timesteps: learner timesteps trained (default: the model's ``num_timesteps``).
+
+    Raises:
+        ModelFileError: the policy does not fit that game, or cannot be described.
+    """
+    from safetensors.torch import save_file
+
+    policy = _policy_of(model_or_policy)
+    weights, description = policy_paths(path)
+    network = describe_policy(policy)
+    game = _game_facts(num_players, setup, cards)
+    if (network["observation_size"], network["num_actions"]) != (
+        game["observation_size"],
+        game["num_actions"],
+    ):
+        raise ModelFileError(
+            weights,
+            f"the policy takes observations of {network['observation_size']} and "
+            f"{network['num_actions']} actions; a {num_players}-player {setup} game has "
+            f"{game['observation_size']} and {game['num_actions']}",
+        )
+    if timesteps is None:
+        timesteps = getattr(model_or_policy, "num_timesteps", None)
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    save_file(_tensors(policy.state_dict()), str(weights), metadata={"format": FORMAT})
+    info = {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": game,
+        "network": network,
+        "training": None if training is None else dict(training),
+        "timesteps": None if timesteps is None else int(timesteps),
+        "weights": weights.name,
+        "sha256": _sha256(weights),
+    }
+    description.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    return weights
+
+
+# --------------------------------------------------------------------------- load
+def _bad(path: Path, problem: str) -> ModelFileError:
+    return ModelFileError(path, problem)
+
+
+def _int_list(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= 1 << 16 for x in value
+    )
+
+
+def read_description(path: str | Path) -> dict[str, Any]:
+    """The checked JSON description of a saved policy (``NAME``, either of its files).
+
+    Raises:
+        ModelFileError: a missing file, a pickled SB3 zip, or a description that is not
+            valid JSON of this :data:`FORMAT` and :data:`VERSION` (names the field).
+    """
+    weights, description = policy_paths(path)
+    given = Path(path)
+    if is_sb3_zip(given):
+        raise _bad(given, f"{PICKLE_RISK}; it is not loaded without trusted=True")
+    for p in (weights, description):
+        if not p.is_file():
+            raise _bad(p, "no such file (a saved policy is NAME.safetensors + NAME.json)")
+    try:
+        info = json.loads(description.read_text(encoding="utf-8"))
+    except (ValueError, RecursionError) as exc:
+        raise _bad(description, f"not a JSON description: {exc}") from None
+    if not isinstance(info, dict) or info.get("format") != FORMAT:
+        raise _bad(description, f"not a {FORMAT} description (field 'format')")
+    if info.get("version") != VERSION:
+        raise _bad(description, f"version {info.get('version')!r}; this fort-env reads {VERSION}")
+    game, net = info.get("game"), info.get("network")
+    if not isinstance(game, dict) or not isinstance(net, dict):
+        raise _bad(description, "fields 'game' and 'network' must be objects")
+    checks = {
+        "game.num_players": game.get("num_players") in (2, 3, 4),
+        "game.setup": game.get("setup") in ("basic", "advanced"),
+        "game.card_set": game.get("card_set") is None or isinstance(game.get("card_set"), str),
+        "game.observation_size": _int_list([game.get("observation_size")]),
+        "game.num_actions": _int_list([game.get("num_actions")]),
+        "network.policy": net.get("policy") == "MaskableActorCriticPolicy",
+        "network.net_arch": isinstance(net.get("net_arch"), dict)
+        and set(net["net_arch"]) == {"pi", "vf"}
+        and all(_int_list(v) for v in net["net_arch"].values()),
+        "network.activation_fn": net.get("activation_fn") in ACTIVATIONS,
+        "network.share_features_extractor": isinstance(net.get("share_features_extractor"), bool),
+        "sha256": isinstance(info.get("sha256"), str),
+    }
+    for field, ok in checks.items():
+        if not ok:
+            raise _bad(description, f"field {field!r} is missing or malformed")
+    return info
+
+
+def trained_num_players(path: str | Path) -> int:
+    """The player count a saved policy was trained for (its description's ``game``); 2-4.
+
+    The observation has the same size at every count, so only the description tells.
+
+    Raises:
+        ModelFileError: as :func:`read_description`.
+    """
+    return int(read_description(path)["game"]["num_players"])
+
+
+def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, dict[str, Any]]:
+    """Build the policy a description names and load its tensors; nothing is unpickled.
+
+    Args:
+        path: ``NAME``, ``NAME.safetensors`` or ``NAME.json``.
+        check_hash: compare the tensor file with the description's SHA-256.
+
+    Returns:
+        ``(policy, description)``: a ``MaskableActorCriticPolicy`` on the CPU in eval mode,
+        and the checked description.
+
+    Raises:
+        ModelFileError: a missing, corrupt or mismatched file (names it and the problem), a
+            description for a game this fort-env does not play (other observation or action
+            sizes), or a pickled SB3 zip.
+    """
+    import torch
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    info = read_description(path)
+    weights, description = policy_paths(path)
+    g = info["game"]
+    try:
+        facts = _game_facts(g["num_players"], g["setup"], g["card_set"])
+    except FortError as exc:
+        raise _bad(description, f"its game cannot be built here: {exc}") from None
+    for key in ("observation_size", "num_actions"):
+        if g[key] != facts[key]:
+            raise _bad(
+                description,
+                f"saved for a {g['num_players']}-player {g['setup']} game with {key} "
+                f"{g[key]}; this fort-env's has {facts[key]} (the observation layout or the "
+                "action set changed since it was saved)",
+            )
+    if check_hash and _sha256(weights) != info["sha256"]:
+        raise _bad(weights, "its SHA-256 differs from the description's (not the same save)")
+    try:
+        tensors = load_file(str(weights), device="cpu")
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise _bad(weights, f"not a safetensors file: {exc}") from None
+    policy = _build_policy(info)
+    try:
+        policy.load_state_dict(tensors, strict=True)
+    except RuntimeError as exc:
+        text = " ".join(str(exc).split())
+        raise _bad(weights, f"the tensors do not fit the described network: {text}") from None
+    for t in policy.state_dict().values():
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            raise _bad(weights, "a tensor holds NaN or infinite values")
+    policy.set_training_mode(False)
+    return policy, info
+
+
+def _build_policy(info: Mapping[str, Any]) -> Any:
+    """A fresh ``MaskableActorCriticPolicy`` of the described shape (CPU)."""
+    import gymnasium
+    import numpy as np
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    g, net = info["game"], info["network"]
+    obs = gymnasium.spaces.Box(0.0, np.inf, shape=(g["observation_size"],), dtype=np.float32)
+    act = gymnasium.spaces.Discrete(g["num_actions"])
+    return MaskableActorCriticPolicy(
+        obs,
+        act,
+        lr_schedule=lambda _: 0.0,
+        net_arch={"pi": list(net["net_arch"]["pi"]), "vf": list(net["net_arch"]["vf"])},
+        activation_fn=getattr(torch.nn, net["activation_fn"]),
+        share_features_extractor=net["share_features_extractor"],
+    ).to("cpu")
+
+
+def load_sb3_zip(path: str | Path, trusted: bool = False) -> Any:
+    """The policy of a Stable-Baselines3 ``.zip`` (``MaskablePPO.save``), if ``trusted``.
+
+    Loading unpickles the zip's ``data`` entry, which runs any code its author put there: pass
+    ``trusted=True`` only for a file whose origin you trust (one you trained yourself).
+
+    Raises:
+        ModelFileError: ``trusted`` is false (nothing is read), or the file does not load.
+    """
+    p = Path(path)
+    if not trusted:
+        raise _bad(
+            p,
+            f"{PICKLE_RISK}. Load only files you trust: trusted=True "
+            "(ppo:PATH:trusted=1, fort-env tournament --trust-pickle); or convert it once "
+            "with agents.learned.policy_file.convert_sb3_zip",
+        )
+    from sb3_contrib import MaskablePPO
+
+    try:
+        model = MaskablePPO.load(p, device="cpu")
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        raise _bad(p, f"does not load as a MaskablePPO model: {exc}") from None
+    model.policy.set_training_mode(False)
+    return model.policy
+
+
+def convert_sb3_zip(
+    zip_path: str | Path,
+    out: str | Path,
+    *,
+    num_players: int,
+    setup: str = "basic",
+    cards: str | None = None,
+    trusted: bool = False,
+) -> Path:
+    """Save the policy of a trusted SB3 ``.zip`` in this format (:func:`save_policy`).
+
+    Raises:
+        ModelFileError: not ``trusted`` (see :func:`load_sb3_zip`), or a mismatch.
+    """
+    policy = load_sb3_zip(zip_path, trusted=trusted)
+    return save_policy(policy, out, num_players=num_players, setup=setup, cards=cards)
+
+
+# --------------------------------------------------------------------------- checkpoints
+def _optimizer_tensors(optimizer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An optimizer's ``state_dict`` split into tensors (``state.I.KEY``) and JSON."""
+    import torch
+
+    sd = optimizer.state_dict()
+    tensors: dict[str, Any] = {}
+    scalars: dict[str, Any] = {}
+    for index, entry in sd["state"].items():
+        for key, value in entry.items():
+            name = f"state.{index}.{key}"
+            if isinstance(value, torch.Tensor):
+                tensors[name] = value.detach().cpu().contiguous().clone()
+            else:
+                scalars[name] = value
+    groups = [
+        {k: list(v) if isinstance(v, tuple) else v for k, v in group.items()}
+        for group in sd["param_groups"]
+    ]
+    return tensors, {"param_groups": groups, "scalars": scalars}
+
+
+def save_checkpoint_files(
+    model: Any, path: str | Path, *, num_players: int, setup: str, training: Mapping[str, Any]
+) -> Path:
+    """:func:`save_policy` plus the optimizer's state (``NAME.optimizer.safetensors``, its
+    param groups in the description's ``optimizer``), for :func:`load_into_model`."""
+    from safetensors.torch import save_file
+
+    weights = save_policy(model, path, num_players=num_players, setup=setup, training=training)
+    _, description = policy_paths(weights)
+    tensors, rest = _optimizer_tensors(model.policy.optimizer)
+    opt_path = weights.with_name(weights.name[: -len(WEIGHTS_SUFFIX)] + OPTIMIZER_SUFFIX)
+    save_file(tensors, str(opt_path), metadata={"format": FORMAT})
+    info = json.loads(description.read_text(encoding="utf-8"))
+    info["optimizer"] = {**rest, "sha256": _sha256(opt_path), "file": opt_path.name}
+    description.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    return weights
+
+
+def load_into_model(model: Any, path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint (:func:`save_checkpoint_files`) into a freshly built ``MaskablePPO``
+    of the same configuration: the policy's tensors, the optimizer's state (if saved) and
+    ``num_timesteps``. Nothing is unpickled.
+
+    Returns:
+        The checkpoint's description.
+
+    Raises:
+        ModelFileError: a missing or mismatched file, or a network of another shape.
+    """
+    from safetensors.torch import load_file
+
+    policy, info = load_policy_file(path)
+    if describe_policy(model.policy) != {**info["network"]}:
+        raise _bad(
+            policy_paths(path)[1],
+            f"the checkpoint's network {info['network']} is not the configured one "
+            f"{describe_policy(model.policy)}",
+        )
+    model.policy.load_state_dict(policy.state_dict(), strict=True)
+    opt = info.get("optimizer")
+    if isinstance(opt, dict):
+        weights, _ = policy_paths(path)
+        opt_path = weights.with_name(str(opt.get("file", "")))
+        if not opt_path.is_file() or _sha256(opt_path) != opt.get("sha256"):
+            raise _bad(opt_path, "missing, or not the optimizer state of this checkpoint")
+        tensors = load_file(str(opt_path), device="cpu")
+        state: dict[int, dict[str, Any]] = {}
+        for name, value in [*tensors.items(), *opt.get("scalars", {}).items()]:
+            _, index, key = name.split(".", 2)
+            state.setdefault(int(index), {})[key] = value
+        groups = opt.get("param_groups")
+        try:
+            model.policy.optimizer.load_state_dict({"state": state, "param_groups": groups})
+        except (ValueError, KeyError, TypeError, RuntimeError) as exc:
+            raise _bad(opt_path, f"does not fit the optimizer: {exc}") from None
+    steps = info.get("timesteps")
+    if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 0:
+        model.num_timesteps = steps
+    return info

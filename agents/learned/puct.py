@@ -1,0 +1,242 @@
+"""``puct``: information-set search guided by a trained policy (PUCT, as in AlphaZero).
+
+A trained MaskablePPO policy (``train/selfplay.py``, saved by ``agents.learned.policy_file``) gives
+the search its prior over actions and its value of a position; the search replaces IS-MCTS's
+rollouts with the value head, and its UCB1 with the PUCT rule (Silver et al. 2017, "Mastering
+the game of Go without human knowledge"; Cowling, Powley and Whitehouse 2012 for the
+information sets). One tree per decision, from the searching seat's point of view; each
+iteration:
+
+1. **Determinise**: ``info["determinize"](rng)`` re-deals what the seat cannot see
+   (``FortState.resample_hidden``), so the search never uses hidden information.
+2. **Select**: at every decision with more than one legal action, whoever makes it, take the
+   child maximising ``Q(a) + c * P(a) * sqrt(N) / (1 + n(a))`` over the actions legal in this
+   determinisation: ``P`` the network's prior renormalised over them, ``n(a)`` the child's
+   visits, ``N`` the sum of the visits of those children (availability, as in SO-ISMCTS),
+   ``Q(a)`` the child's mean value for the seat that chooses (an unvisited child takes the
+   node's own value: "first-play urgency" of the parent).
+3. **Expand and evaluate**: at a node met for the first time, or one where this determinisation
+   offers an action without a prior yet (a rival's hand differs between determinisations),
+   one forward pass over the observations of every seat gives the acting seat's prior and a
+   value for each seat; the iteration stops there. A finished game's value is its returns.
+4. **Back up**: each node keeps the mean value of the seat that chose its action. Values are
+   the value head's estimate of a seat's return (``win_loss``: -1..1) mapped to ``[0, 1]``.
+
+The action played is the root's most visited legal child. The budget per decision is
+``iterations`` iterations or ``ms`` milliseconds, whichever ends first (``ms=0``: no time
+limit). Settings by name: ``puct:ms=50:c=1.5:model=runs/full/model.safetensors``.
+
+Speed: an iteration is one forward pass of a position, where torch's threads only wait on
+each other; the tournament runner plays on one torch thread (``agents.arena.tournament.
+torch_threads``), and in a loop of your own ``torch.set_num_threads(1)`` does the same (with
+another process busy on 2 cores, two threads made iterations ~4x slower:
+``scripts/puct_speed.py``).
+
+Without ``model`` the agent plays the first of :data:`DEFAULT_MODELS` that exists (the
+training presets' outputs), so ``agents.make("puct")`` works after a training run; otherwise it
+raises ``ModelFileError``. Needs ``info["determinize"]`` (the tournament runner gives it):
+:class:`~agents.base.MissingInfoError` without it. Needs the ``train`` extra (torch, sb3).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import BaseAgent, MissingInfoError, legal_from, masked_softmax
+from agents.learned.policy_file import trained_num_players
+from agents.learned.ppo import load_policy, policy_logits, policy_values
+from fort_env import FortState
+from fort_env.game.errors import ModelFileError
+
+__all__ = ["DEFAULT_MODELS", "PUCTAgent"]
+
+DEFAULT_MODELS = (Path("runs/full/model.safetensors"), Path("runs/quick/model.safetensors"))
+MAX_DEPTH = 2_000  # decisions walked in one iteration; a guard only (a game is a few hundred)
+RETURN_RANGE = (-1.0, 1.0)  # win_loss returns (fort_env.envs.aec "Rewards"), mapped to [0, 1]
+
+
+class Node:
+    """A tree node: the action that led here, made by ``player``; its statistics and the
+    acting seat's priors over the actions seen from it."""
+
+    __slots__ = ("children", "player", "priors", "value", "visits")
+
+    def __init__(self, player: int) -> None:
+        self.player = player
+        self.children: dict[int, Node] = {}
+        self.priors: dict[int, float] = {}
+        self.visits = 0
+        self.value = 0.0  # sum of the backed-up values of ``player``
+
+
+class PUCTAgent(BaseAgent):
+    """Policy-guided information-set search (module docstring).
+
+    Args:
+        model: a saved policy (``NAME.safetensors``, :func:`agents.learned.ppo.load_policy`);
+        ``None``:
+            the first of :data:`DEFAULT_MODELS` that exists.
+        ms: time limit per searched decision in milliseconds (0: none).
+        iterations: iteration limit per searched decision.
+        c: the PUCT exploration constant.
+        seed: the agent's seed (determinisations).
+
+    Raises:
+        ModelFileError: no model given and none of the defaults exists, or a bad model file.
+        ValueError: a negative or infinite ``ms``, ``iterations < 1`` or ``c < 0``.
+    """
+
+    name = "puct"
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        ms: float = 50.0,
+        iterations: int = 100_000,
+        c: float = 1.5,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__(None, seed)
+        if not (float(ms) >= 0 and math.isfinite(float(ms))):
+            raise ValueError(f"ms must be finite and at least 0, got {ms}")
+        if int(iterations) < 1:
+            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        if not float(c) >= 0:
+            raise ValueError(f"c must be at least 0, got {c}")
+        if model is None:
+            found = next((p for p in DEFAULT_MODELS if p.is_file()), None)
+            if found is None:
+                names = ", ".join(str(p) for p in DEFAULT_MODELS)
+                raise ModelFileError(
+                    DEFAULT_MODELS[0], f"no trained model: give model=PATH or train one ({names})"
+                )
+            model = found
+        self.model = str(model)
+        self.policy = load_policy(model)
+        # the observation's size is the same for every player count: the file says which
+        self.num_players = trained_num_players(model)
+        self.observation_size = int(self.policy.observation_space.shape[0])
+        self.seconds = float(ms) / 1000.0
+        self.iterations = int(iterations)
+        self.c = float(c)
+        self.last_iterations = 0  # iterations run by the last search (for reports)
+        # the root's visits per legal action in the last search (expert iteration's targets)
+        self.last_visits: dict[int, int] = {}
+
+    # ------------------------------------------------------------------ protocol
+    def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
+        legal = legal_from(observation, info)
+        if len(legal) == 1:
+            return legal[0]
+        determinize = info.get("determinize")
+        if determinize is None:
+            raise MissingInfoError(
+                "puct needs info['determinize'] (play it with the tournament runner)"
+            )
+        return self.search(determinize, legal)
+
+    # ------------------------------------------------------------------ network
+    def evaluate(self, state: FortState) -> tuple[np.ndarray, np.ndarray]:
+        """The network on ``state``: the acting seat's prior (float64 ``(N,)``, zero on illegal
+        actions) and every seat's value in ``[0, 1]`` (float64 ``(num_players,)``).
+
+        Raises:
+            ValueError: the policy was trained for a game of another size.
+        """
+        import torch
+
+        n = state.game.num_players
+        obs = np.stack([state.observation_tensor(seat) for seat in range(n)])
+        if n != self.num_players or obs.shape[1] != self.observation_size:
+            raise ValueError(
+                f"{self.model} was trained for {self.num_players} players and observations of "
+                f"{self.observation_size} entries; this game has {n} players and "
+                f"{obs.shape[1]} entries"
+            )
+        actor = state.current_player()
+        with torch.no_grad():
+            x = torch.as_tensor(obs)
+            logits = policy_logits(self.policy, x[actor : actor + 1])
+            values = policy_values(self.policy, x)
+        prior = masked_softmax(logits[0].numpy(), state.legal_actions_mask().astype(bool))
+        lo, hi = RETURN_RANGE
+        value = np.clip((values.numpy().astype(np.float64) - lo) / (hi - lo), 0.0, 1.0)
+        return prior, value
+
+    # ------------------------------------------------------------------ search
+    def search(self, determinize: Any, legal: list[int]) -> int:
+        """Run the search from the positions ``determinize`` samples; the best root action."""
+        root = Node(-1)
+        deadline = time.perf_counter() + self.seconds if self.seconds > 0 else math.inf
+        n = 0
+        while n < self.iterations and time.perf_counter() < deadline:
+            self._iterate(root, determinize(self.rng))
+            n += 1
+        self.last_iterations = n
+        self.last_visits = {a: ch.visits for a, ch in root.children.items() if a in legal}
+        return max(
+            legal,
+            key=lambda a: (
+                (root.children[a].visits, root.children[a].value)
+                if a in root.children
+                else (-1, root.priors.get(a, 0.0))
+            ),
+        )
+
+    def _iterate(self, root: Node, state: FortState) -> None:
+        path = [root]
+        node = root
+        values: np.ndarray | None = None
+        for _ in range(MAX_DEPTH):
+            if state.is_terminal():
+                lo, hi = RETURN_RANGE
+                values = np.clip((np.asarray(state.returns(), float) - lo) / (hi - lo), 0, 1)
+                break
+            legal = state.legal_actions()
+            if len(legal) == 1:
+                state.apply_action(legal[0])  # no choice: no node
+                continue
+            player = state.current_player()
+            if any(a not in node.priors for a in legal):
+                prior, values = self.evaluate(state)
+                for a in legal:
+                    node.priors.setdefault(a, float(prior[a]))
+                break
+            a = self._select(node, legal)
+            child = node.children.get(a)
+            if child is None:
+                child = node.children[a] = Node(player)
+            state.apply_action(a)
+            node = child
+            path.append(node)
+        if values is None:  # the depth guard: no value to back up
+            return
+        for nd in path:
+            nd.visits += 1
+            if nd.player >= 0:
+                nd.value += float(values[nd.player])
+
+    def _select(self, node: Node, legal: list[int]) -> int:
+        total_prior = sum(node.priors[a] for a in legal) or 1.0
+        visits = [node.children[a].visits if a in node.children else 0 for a in legal]
+        sqrt_n = math.sqrt(max(1, sum(visits)))
+        first_play = 0.5
+        seen = [node.children[a] for a in legal if a in node.children and node.children[a].visits]
+        if seen:  # first-play urgency: the mean of the tried children for this player
+            first_play = sum(ch.value for ch in seen) / sum(ch.visits for ch in seen)
+        best, best_score = legal[0], -math.inf
+        for a, n_a in zip(legal, visits, strict=True):
+            q = node.children[a].value / n_a if n_a else first_play
+            score = q + self.c * (node.priors[a] / total_prior) * sqrt_n / (1 + n_a)
+            if score > best_score:
+                best, best_score = a, score
+        return best
+
+    def __repr__(self) -> str:
+        return f"PUCTAgent(name={self.name!r}, model={self.model!r})"

@@ -1,0 +1,978 @@
+// agents/bots/heuristics.py (BuilderAgent) and agents/bots/econ.py in C++ (see
+// include/fort/bots/rollout_policy.h). The functions keep the Python names (econ_value, simulate,
+// _play_gain -> play_gain, ...), so the two can be read side by side.
+#include "fort/bots/rollout_policy.h"
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "fort/bots/weights.h"
+#include "fort/constants.h"
+#include "fort/game/game.h"
+
+namespace fort {
+
+namespace {
+
+// ---------------------------------------------------------------------- the style
+// agents.bots.heuristics.BUILDER (an econ.Style), its perk order as a rank per perk index and
+// econ.MAX_REPEAT are generated from the Python source into fort/bots/weights.h
+// (scripts/gen_weights.py): BUILDER_STYLE, BUILDER_PERK_RANK, ECON_MAX_REPEAT.
+const HeuristicStyle& BUILDER = BUILDER_STYLE;
+
+constexpr double TIE = 1e-9;  // scores this close are ties (drawn uniformly)
+
+// ---------------------------------------------------------------------- econ.Econ
+struct Econ {
+    int stuff[2] = {0, 0};  // [pizza, toys]
+    int pack[2] = {0, 0};
+    int level = 0;
+    int score = 0;
+    int lookout = 0;
+    int pack_cap = 1;
+    int lookout_bonus = 0;
+    int spare_cards = 0;
+    const Game* game = nullptr;  // fort_steps
+    int num_rivals = 0;
+    int rival_packs[MAX_RIVALS][2] = {};
+    int rival_yard_cards = 0;
+    int trashed = 0;
+    int recruited = 0;
+    int rival_trashed = 0;
+    int trash_this = 0;
+    int choice = -1;
+    int convert_from = -1;
+
+    int total(int r) const { return stuff[r] + pack[r]; }
+
+    // Econ.need: (toys, pizza, either) still missing for the next Fort step.
+    std::array<int, 3> need() const {
+        if (level >= MAX_FORT_LEVEL) return {0, 0, 0};
+        const FortStep& step = game->fort_steps[level];
+        const int toys = total(TOYS), pizza = total(PIZZA);
+        const int short_t = std::max(0, step.toys - toys),
+                  short_p = std::max(0, step.pizza - pizza);
+        const int spare = std::max(0, toys - step.toys) + std::max(0, pizza - step.pizza);
+        return {short_t, short_p, std::max(0, step.either - spare)};
+    }
+
+    // Econ.wanted
+    int wanted() const {
+        const auto n = need();
+        if (n[0] != n[1]) return n[0] > n[1] ? TOYS : PIZZA;
+        return stuff[TOYS] < stuff[PIZZA] ? TOYS : PIZZA;
+    }
+};
+
+// econ._rule_points
+double rule_points(const Econ& e, int rule) {
+    switch (rule) {
+        case RULE_PIGGY_BANK:
+            return e.total(TOYS);
+        case RULE_PIZZA_PARTY:
+            return e.total(PIZZA);
+        case RULE_SECRET_STASH:
+            return e.pack[0] + e.pack[1];
+        case RULE_POPULARITY:
+            return e.lookout;
+        case RULE_MINIMALISM:
+            return e.level == 2 ? 8.0 : 0.0;
+        default:
+            return 0.0;
+    }
+}
+
+// econ.econ_value
+double econ_value(const Econ& e, const HeuristicStyle& st, int rule) {
+    double v = st.w_score * e.score + st.level_value[std::min<int>(e.level, MAX_FORT_LEVEL)];
+    const int toys = e.total(TOYS), pizza = e.total(PIZZA);
+    if (e.level < MAX_FORT_LEVEL) {
+        const FortStep& step = e.game->fort_steps[e.level];
+        const int use_t = std::min(toys, step.toys), use_p = std::min(pizza, step.pizza);
+        const int rest = toys - use_t + pizza - use_p;
+        const int useful = use_t + use_p + std::min(rest, step.either);
+        v += st.w_useful * useful + st.w_surplus * (toys + pizza - useful);
+    } else {
+        v += 0.2 * (toys + pizza);
+    }
+    v += st.w_pack * (e.pack[0] + e.pack[1]) + st.w_lookout * e.lookout;
+    v += st.w_trash * e.trashed + st.w_recruit * e.recruited;
+    v += st.w_rival_trash * e.rival_trashed + st.w_trash_this * e.trash_this;
+    if (rule >= 0) v += st.w_rule * rule_points(e, rule);
+    return v;
+}
+
+// econ.Counts
+struct Counts {
+    std::array<int, NUM_SUITS> suits{};
+    int any_suit = 0;
+};
+
+// econ._pay
+void pay(Econ& e, int r, int n) {
+    const int from_stuff = std::min(n, e.stuff[r]);
+    e.stuff[r] -= from_stuff;
+    e.pack[r] -= n - from_stuff;
+}
+
+// econ.advance
+bool advance(Econ& e, int modifier) {
+    if (e.level >= MAX_FORT_LEVEL) return false;
+    const Cost c = advance_cost(e.game->fort_steps[e.level], modifier);
+    const int toys = e.total(TOYS), pizza = e.total(PIZZA);
+    if (toys < c.toys || pizza < c.pizza || toys + pizza < c.toys + c.pizza + c.either)
+        return false;
+    pay(e, TOYS, c.toys);
+    pay(e, PIZZA, c.pizza);
+    for (int k = 0; k < c.either; ++k) pay(e, e.total(TOYS) >= e.total(PIZZA) ? TOYS : PIZZA, 1);
+    e.level += 1;
+    e.pack_cap += 1;
+    return true;
+}
+
+// econ._choose
+int choose(Econ& e, int arg, bool gather) {
+    if (arg != ANY_RESOURCE) return arg;
+    if (e.choice < 0) {
+        const int want = e.wanted();
+        if (gather) {
+            e.choice = e.stuff[want] < STUFF_CAPACITY ? want : 1 - want;
+        } else {  // spend the resource the next step needs less
+            e.choice = e.total(1 - want) ? 1 - want : want;
+        }
+    }
+    return e.choice;
+}
+
+// econ._gain_pack
+bool gain_pack(Econ& e, int p0, int p1) {
+    const int from[2] = {p0, p1};
+    int gained = 0;
+    for (const int r : {static_cast<int>(PIZZA), static_cast<int>(TOYS)}) {
+        const int add = std::min<int>(from[r], STUFF_CAPACITY - e.stuff[r]);
+        e.stuff[r] += add;
+        gained += add;
+    }
+    return gained > 0;
+}
+
+// econ._convert
+bool convert(Econ& e) {
+    if (e.convert_from < 0) {
+        const auto n = e.need();
+        e.convert_from = n[1] > n[0] ? TOYS : PIZZA;
+    }
+    const int src = e.convert_from, dst = 1 - src;
+    if (e.stuff[src] && e.stuff[dst] < STUFF_CAPACITY) {
+        e.stuff[src] -= 1;
+        e.stuff[dst] += 1;
+        return true;
+    }
+    if (e.pack[src]) {
+        e.pack[src] -= 1;
+        e.pack[dst] += 1;
+        return true;
+    }
+    return false;
+}
+
+// econ._atom
+bool atom(int verb, int arg, Econ& e) {
+    switch (verb) {
+        case V_GATHER: {
+            const int r = choose(e, arg, true);
+            if (e.stuff[r] >= STUFF_CAPACITY) return false;
+            e.stuff[r] += 1;
+            return true;
+        }
+        case V_SCORE:
+            e.score += 1;
+            return true;
+        case V_PACK: {
+            if (e.pack[0] + e.pack[1] >= e.pack_cap || e.stuff[0] + e.stuff[1] == 0) return false;
+            const int r = e.stuff[PIZZA] >= e.stuff[TOYS] ? PIZZA : TOYS;
+            e.stuff[r] -= 1;
+            e.pack[r] += 1;
+            return true;
+        }
+        case V_ADVANCE:
+            return advance(e, arg);
+        case V_SPEND: {
+            const int r = choose(e, arg, false);
+            if (e.total(r) == 0) return false;
+            if (e.stuff[r]) {
+                e.stuff[r] -= 1;
+            } else {
+                e.pack[r] -= 1;
+            }
+            return true;
+        }
+        case V_LOOKOUT:
+            if (e.lookout >= e.level + 1 + e.lookout_bonus || e.spare_cards <= 0) return false;
+            e.lookout += 1;
+            e.spare_cards -= 1;
+            return true;
+        case V_TRASH:
+            e.trashed += 1;
+            return true;
+        case V_TRASH_THIS:
+            e.trash_this += 1;
+            return true;
+        case V_RECRUIT:
+            e.recruited += 1;
+            return true;
+        case V_TRASH_RIVAL:
+            if (e.rival_yard_cards <= 0) return false;
+            e.rival_yard_cards -= 1;
+            e.rival_trashed += 1;
+            return true;
+        case V_COPY_PACK:
+            return gain_pack(e, e.pack[0], e.pack[1]);
+        case V_COPY_RIVAL_PACK: {
+            if (e.num_rivals == 0) return false;
+            int best = 0, best_key = -1;
+            for (int k = 0; k < e.num_rivals; ++k) {
+                const int key = std::min<int>(e.rival_packs[k][0], STUFF_CAPACITY - e.stuff[0]) +
+                                std::min<int>(e.rival_packs[k][1], STUFF_CAPACITY - e.stuff[1]);
+                if (key > best_key) best = k, best_key = key;  // the first of equal ones
+            }
+            return gain_pack(e, e.rival_packs[best][0], e.rival_packs[best][1]);
+        }
+        case V_CONVERT:
+            return convert(e);
+        default:
+            return false;
+    }
+}
+
+struct Start {
+    int level, pack, lookout;  // the action's start: what "x Fort Level/Pack/Lookout" count
+};
+
+// econ._count
+int count(int mult, int arg, const Counts& counts, const Start& start) {
+    switch (mult) {
+        case MULT_CONST:
+            return arg;
+        case MULT_SUIT:
+            return counts.suits[arg];
+        case MULT_ANY_SUIT:
+            return counts.any_suit;
+        case MULT_FORT_LEVEL:
+            return start.level;
+        case MULT_PACK_SIZE:
+            return start.pack;
+        case MULT_LOOKOUT_SIZE:
+            return start.lookout;
+        default:
+            return 0;
+    }
+}
+
+// econ._run
+bool run(const Game& g, int32_t node, Econ& e, const Counts& counts, const Start& start) {
+    const EffectNode& nd = g.nodes[node];
+    if (nd.kind == E_ATOM) return atom(nd.a, nd.b, e);
+    if (nd.kind == E_THEN) {
+        if (run(g, nd.a, e, counts, start)) {
+            run(g, nd.b, e, counts, start);
+            return true;
+        }
+        return false;
+    }
+    bool done = false;
+    const int times = std::min(ECON_MAX_REPEAT, count(nd.b, nd.c, counts, start));
+    for (int k = 0; k < times; ++k) done = run(g, nd.a, e, counts, start) || done;
+    return done;
+}
+
+// econ.simulate: run effect `root` (-1: blank) on e in place, as far as it goes.
+bool simulate(const Game& g, int32_t root, Econ& e, const Counts& counts, int resource) {
+    if (root < 0) return false;
+    e.choice = resource;
+    e.convert_from = -1;
+    const Start start{e.level, e.pack[0] + e.pack[1], e.lookout};
+    return run(g, root, e, counts, start);
+}
+
+// econ.simulate_play: a copy of e after using the sides in `order` (0 public, 1 private).
+Econ simulate_play(const Game& g, int card, const int* order, int n_order, const Econ& e,
+                   const Counts& counts, int resource = -1) {
+    Econ out = e;
+    for (int k = 0; k < n_order; ++k) simulate(g, g.effect(card, order[k]), out, counts, resource);
+    return out;
+}
+
+// heuristics.ORDERS (generated: weights.h)
+constexpr auto& ORDERS = HEURISTIC_ORDERS;
+constexpr auto& ORDER_LEN = HEURISTIC_ORDER_LEN;
+
+// count_verb_arg over an effect tree.
+int count_verb_arg(const Game& g, int32_t node, int verb, int arg) {
+    if (node < 0) return 0;
+    const EffectNode& nd = g.nodes[node];
+    if (nd.kind == E_ATOM) return nd.a == verb && nd.b == arg;
+    if (nd.kind == E_THEN)
+        return count_verb_arg(g, nd.a, verb, arg) + count_verb_arg(g, nd.b, verb, arg);
+    return count_verb_arg(g, nd.a, verb, arg);
+}
+
+// ---------------------------------------------------------------------- the seat's view
+// What SeatView.from_state gives the heuristic (relative seat r: absolute (p + r) % n).
+struct View {
+    const State& s;
+    const Game& g;
+    int p;
+    int n;
+    int kind;
+    int played;        // the leader's played card, -1
+    int running_side;  // StateArrays.running_side
+    int leader_resource;
+    int my_rule = -1;
+    std::vector<int> hand, lookout;
+
+    View(const State& state, int seat)
+        : s(state),
+          g(*state.game),
+          p(seat),
+          n(state.num_players),
+          kind(static_cast<int>(state.ctx[C_DECISION])),
+          played(state.ctx[C_PLAYED_CARD] >= 0 ? static_cast<int>(state.ctx[C_PLAYED_CARD]) : -1),
+          running_side(-1),
+          leader_resource(static_cast<int>(state.ctx[C_LEADER_RESOURCE])) {
+        const int64_t stage = state.ctx[C_STAGE];
+        if (stage == OBS_RUNNING_STAGES[0] || stage == OBS_RUNNING_STAGES[1])
+            running_side = static_cast<int>(state.ctx[C_PROGRAM_SIDE]);
+        for (int i = 0; i < NUM_MADE_UP_RULES; ++i)
+            if (state.rule_loc[i] == seat) {
+                my_rule = i;
+                break;
+            }
+        for (int c = 0; c < state.num_cards; ++c) {
+            if (state.owner[c] != seat) continue;
+            if (state.zone[c] == Z_HAND) hand.push_back(c);
+            if (state.zone[c] == Z_LOOKOUT) lookout.push_back(c);
+        }
+    }
+    int seat(int r) const { return (p + r) % n; }
+    // resources[r]: Stuff pizza, Stuff toys, Pack pizza, Pack toys of relative seat r
+    int res(int r, int k) const { return s.player(seat(r), P_STUFF_PIZZA + k); }
+    int level(int r) const { return s.player(seat(r), P_FORT_LEVEL); }
+    int score(int r) const { return s.player(seat(r), P_SCORE); }
+    int pack_capacity(int r = 0) const {
+        const int cap = level(r) + 1;
+        return s.perk_loc[PERK_XXL_BACKPACK] == seat(r) ? cap + static_cast<int>(XXL_BACKPACK_BONUS)
+                                                        : cap;
+    }
+    int stuff_room(int resource) const {
+        return static_cast<int>(STUFF_CAPACITY) - res(0, resource);
+    }
+    bool in_hand(int c) const { return std::find(hand.begin(), hand.end(), c) != hand.end(); }
+    bool in_lookout(int c) const {
+        return std::find(lookout.begin(), lookout.end(), c) != lookout.end();
+    }
+    // the relative seat whose Yard holds c (0 if none)
+    int rival_yard_owner(int c) const {
+        if (s.zone[c] != Z_YARD || s.owner[c] < 0 || s.owner[c] == p) return 0;
+        return (s.owner[c] - p + n) % n;
+    }
+    bool mine_owned(int c) const {
+        if (s.owner[c] != p) return false;
+        const int64_t z = s.zone[c];
+        return z == Z_HAND || z == Z_DECK || z == Z_DISCARD || z == Z_YARD || z == Z_LOOKOUT;
+    }
+    // suit counts of all my cards (SeatView.all_my_cards)
+    std::array<int, NUM_SUITS> my_suits() const {
+        std::array<int, NUM_SUITS> out{};
+        for (int c = 0; c < s.num_cards; ++c)
+            if (mine_owned(c))
+                for (int k = 0; k < NUM_SUITS; ++k) out[k] += g.suit_counts[c * NUM_SUITS + k];
+        return out;
+    }
+    int suit_count(int c, int k) const { return g.suit_counts[c * NUM_SUITS + k]; }
+};
+
+// Econ.of(view) for relative seat 0.
+Econ econ_of(const View& v) {
+    Econ e;
+    e.game = &v.g;
+    e.stuff[0] = v.res(0, 0);
+    e.stuff[1] = v.res(0, 1);
+    e.pack[0] = v.res(0, 2);
+    e.pack[1] = v.res(0, 3);
+    e.level = v.level(0);
+    e.score = v.score(0);
+    e.lookout = static_cast<int>(v.lookout.size());
+    e.pack_cap = v.pack_capacity(0);
+    e.spare_cards = std::max(0, static_cast<int>(v.hand.size()) - 1);
+    e.num_rivals = v.n - 1;
+    for (int r = 1; r < v.n; ++r) {
+        e.rival_packs[r - 1][0] = v.res(r, 2);
+        e.rival_packs[r - 1][1] = v.res(r, 3);
+    }
+    for (int c = 0; c < v.s.num_cards; ++c)
+        if (v.s.zone[c] == Z_YARD && v.s.owner[c] >= 0 && v.s.owner[c] != v.p) ++e.rival_yard_cards;
+    return e;
+}
+
+// ---------------------------------------------------------------------- card values
+// HeuristicAgent._compute_card_values without the suits' worth: the mean gain of the card's
+// best way to be played over canonical positions (per game and made-up rule; cached per
+// thread, as the search memo is).
+struct BaseValues {
+    std::weak_ptr<const Game> game;
+    const Game* raw = nullptr;
+    std::array<std::vector<double>, NUM_MADE_UP_RULES + 1> by_rule;  // index rule + 1
+};
+
+std::vector<double> compute_base_values(const Game& g, int rule) {
+    std::vector<Econ> bases;
+    for (int level = 0; level < MAX_FORT_LEVEL; ++level) {  // heuristics._CANONICAL
+        Econ e;
+        e.game = &g;
+        e.level = level;
+        e.stuff[0] = e.stuff[1] = 2;
+        e.pack[0] = e.pack[1] = std::min(level, 1);
+        e.lookout = std::min(level, 2);
+        e.pack_cap = level + 1;
+        e.score = 0;
+        e.spare_cards = 2;
+        e.rival_yard_cards = 2;
+        e.num_rivals = g.num_players - 1;
+        for (int k = 0; k < e.num_rivals; ++k) e.rival_packs[k][0] = e.rival_packs[k][1] = 1;
+        bases.push_back(e);
+    }
+    std::vector<double> out(static_cast<size_t>(g.num_cards), 0.0);
+    for (int c = 0; c < g.num_cards; ++c) {
+        Counts counts;
+        int mx = 0;
+        for (int k = 0; k < NUM_SUITS; ++k) {
+            counts.suits[k] = g.suit_counts[c * NUM_SUITS + k] + 1;  // one added card
+            mx = std::max(mx, counts.suits[k]);
+        }
+        counts.any_suit = mx;
+        double sum = 0.0;
+        for (const Econ& e : bases) {
+            const double before = econ_value(e, BUILDER, rule);
+            double best = -1e300;
+            for (int o = 0; o < 4; ++o)
+                best = std::max(best,
+                                econ_value(simulate_play(g, c, ORDERS[o], ORDER_LEN[o], e, counts),
+                                           BUILDER, rule));
+            sum += best - before;
+        }
+        out[c] = sum / static_cast<double>(bases.size());
+    }
+    return out;
+}
+
+const std::vector<double>& base_values(const State& s, int rule) {
+    thread_local BaseValues cache;
+    const Game* g = s.game.get();
+    if (cache.raw != g || cache.game.expired()) {
+        cache = BaseValues{};
+        cache.game = s.game;
+        cache.raw = g;
+    }
+    std::vector<double>& v = cache.by_rule[rule + 1];
+    if (v.empty()) v = compute_base_values(*g, rule);
+    return v;
+}
+
+// The card values of one view (HeuristicAgent.card_values): base + _suit_worth.
+struct CardValues {
+    const View& v;
+    const std::vector<double>& base;
+    std::array<int, NUM_SUITS> mine{};  // for Friendship Bracelet
+    explicit CardValues(const View& view) : v(view), base(base_values(view.s, view.my_rule)) {
+        if (v.my_rule == RULE_FRIENDSHIP_BRACELET) mine = v.my_suits();
+    }
+    // _suit_worth
+    double suit_worth(int c) const {
+        const double w = BUILDER.w_rule;
+        switch (v.my_rule) {
+            case RULE_PLAY_PALACE:
+                return w * v.suit_count(c, 1);
+            case RULE_SLIME_LAB:
+                return w * v.suit_count(c, 0);
+            case RULE_BIG_PLANS:
+                return w * v.g.printed_advances[c];
+            case RULE_FRIENDSHIP_BRACELET: {
+                int k = 0;
+                for (int sk = 0; sk < NUM_PLAIN_SUITS; ++sk) k += v.suit_count(c, sk) && !mine[sk];
+                return w * k;
+            }
+            case RULE_LONER:
+                return v.g.is_best_friend[c] ? -2.0 * w : 0.0;
+            default:
+                return 0.0;
+        }
+    }
+    double operator()(int c) const { return base[c] + suit_worth(c); }
+};
+
+// ---------------------------------------------------------------------- building blocks
+// HeuristicAgent._available_counts: the played card's base counts plus my other hand cards
+// (each coin a wild) and my Lookout.
+Counts available_counts(const View& v, int played, const int* base) {
+    std::array<int, NUM_SUITS> suits{};
+    for (int k = 0; k < NUM_SUITS; ++k) suits[k] = base[k];
+    int wild = 0;
+    for (const int c : v.hand) {
+        if (c == played) continue;
+        for (int j = 0; j < 2; ++j) {
+            const int sk = v.g.suit_lists[2 * c + j];
+            if (sk < 0) continue;
+            if (sk == COIN) {
+                ++wild;
+            } else {
+                ++suits[sk];
+            }
+        }
+    }
+    for (const int c : v.lookout)
+        for (int j = 0; j < 2; ++j) {
+            const int sk = v.g.suit_lists[2 * c + j];
+            if (sk >= 0 && sk != COIN) ++suits[sk];
+        }
+    Counts out;
+    int mx = 0;
+    for (int k = 0; k < NUM_SUITS; ++k) {
+        out.suits[k] = suits[k] + wild;
+        if (k < COIN) mx = std::max(mx, out.suits[k]);
+    }
+    out.any_suit = mx;
+    return out;
+}
+
+// HeuristicAgent._play_gain over the given orders (indices into ORDERS, or one explicit).
+double play_gain(const View& v, int card, const Counts& counts) {
+    const Econ e = econ_of(v);
+    const double before = econ_value(e, BUILDER, v.my_rule);
+    double best = -1e300;
+    for (int o = 0; o < 4; ++o)
+        best =
+            std::max(best, econ_value(simulate_play(v.g, card, ORDERS[o], ORDER_LEN[o], e, counts),
+                                      BUILDER, v.my_rule));
+    return best - before;
+}
+
+double play_gain_order(const View& v, int card, const Counts& counts, const int* order, int len) {
+    const Econ e = econ_of(v);
+    const double before = econ_value(e, BUILDER, v.my_rule);
+    return econ_value(simulate_play(v.g, card, order, len, e, counts), BUILDER, v.my_rule) - before;
+}
+
+// HeuristicAgent._counted_suits as a bitmask
+uint32_t counted_suits(const View& v, int card) {
+    uint32_t out = 0;
+    for (int side = 0; side < 2; ++side) {
+        const int32_t root = v.g.effect(card, side);
+        if (root < 0) continue;
+        for (const Mult& m : v.g.node_mults[root]) {
+            if (m.mult == MULT_SUIT) out |= 1u << m.arg;
+            if (m.mult == MULT_ANY_SUIT) out |= (1u << NUM_SUITS) - 1;
+        }
+    }
+    return out;
+}
+
+// HeuristicAgent._is_spend_choice
+bool is_spend_choice(const View& v) {
+    if (v.played < 0 || v.running_side < 0) return false;
+    const int32_t effect = v.g.effect(v.played, v.running_side);
+    return count_verb_arg(v.g, effect, V_SPEND, ANY_RESOURCE) > 0 &&
+           count_verb_arg(v.g, effect, V_GATHER, ANY_RESOURCE) == 0;
+}
+
+// HeuristicAgent.rule_estimate (builder style)
+double rule_estimate(const View& v, int rule) {
+    std::array<int, NUM_SUITS> suits{};
+    int advances = 0, friends = 0;
+    for (int c = 0; c < v.s.num_cards; ++c) {
+        if (!v.mine_owned(c)) continue;
+        for (int k = 0; k < NUM_SUITS; ++k) suits[k] += v.suit_count(c, k);
+        advances += v.g.printed_advances[c];
+        friends += v.g.is_best_friend[c] != 0;
+    }
+    switch (rule) {
+        case RULE_BIG_PLANS:
+            return 1.0 + advances;
+        case RULE_FRIENDSHIP_BRACELET: {
+            int distinct = 0;
+            for (int k = 0; k < NUM_PLAIN_SUITS; ++k) distinct += suits[k] != 0;
+            return distinct + (distinct == NUM_PLAIN_SUITS ? 1.0 : 0.5);
+        }
+        case RULE_PIGGY_BANK:
+            return 2.0 + v.res(0, 1) + v.res(0, 3);
+        case RULE_PIZZA_PARTY:
+            return 2.0 + v.res(0, 0) + v.res(0, 2);
+        case RULE_LONER:
+            return 5.0 - 2.0 * friends;
+        case RULE_MINIMALISM:
+            return 0.0;  // 6 for the scorer only
+        case RULE_POPULARITY:
+            return 2.0 + static_cast<double>(v.lookout.size());
+        case RULE_PLAY_PALACE:
+            return suits[1] + 1.0;
+        case RULE_SECRET_STASH:
+            return 1.0 + v.pack_capacity();
+        case RULE_SLEEPOVER:
+            return 3.0;
+        case RULE_SLIME_LAB:
+            return suits[0] + 1.0;
+        default:
+            return 0.0;
+    }
+}
+
+// HeuristicAgent.follow_gain
+double follow_gain(const View& v, int card) {
+    const Game& g = v.g;
+    const int played = v.played;
+    uint32_t leader_suits = 0;
+    for (int k = 0; k < NUM_SUITS; ++k) {
+        if (v.s.play_suits[k] <= 0) continue;
+        bool on_card = false;
+        for (int j = 0; j < 2; ++j) on_card = on_card || g.suit_lists[2 * played + j] == k;
+        if (on_card || g.has_coin[played]) leader_suits |= 1u << k;
+    }
+    Counts counts;
+    for (int j = 0; j < 2; ++j) {
+        const int sk = g.suit_lists[2 * card + j];
+        if (sk < 0) continue;
+        if (sk == COIN) {
+            if (leader_suits == 0) {
+                ++counts.suits[COIN];
+            } else {
+                for (int t = 0; t < NUM_SUITS; ++t)
+                    if (leader_suits & (1u << t)) ++counts.suits[t];
+            }
+        } else if (leader_suits & (1u << sk)) {
+            ++counts.suits[sk];
+        }
+    }
+    for (int k = 0; k < NUM_SUITS; ++k) counts.any_suit += counts.suits[k];
+    Econ e = econ_of(v);
+    e.spare_cards = std::max(0, static_cast<int>(v.hand.size()) - 1);
+    Econ after = e;
+    simulate(g, g.effect(played, PUBLIC), after, counts, v.leader_resource);
+    return econ_value(after, BUILDER, v.my_rule) - econ_value(e, BUILDER, v.my_rule);
+}
+
+double park_deck_value(const View& v, const CardValues& values) {
+    double sum = 0.0;
+    int k = 0;
+    for (int c = 0; c < v.g.num_cards; ++c)
+        if (!v.g.is_best_friend[c]) {
+            sum += values(c);
+            ++k;
+        }
+    return k ? sum / k : 0.0;
+}
+
+// ---------------------------------------------------------------------- the handlers
+// One score per legal action; `range`/`idx` decode each (ActionLayout.decode).
+void score_actions(const View& v, const std::vector<int>& legal, std::vector<double>& out) {
+    const Game& g = v.g;
+    auto range_of = [&](int a) { return static_cast<int>(g.action_range[a]); };
+    auto index_of = [&](int a) { return static_cast<int>(g.action_index[a]); };
+    out.assign(legal.size(), HEURISTIC_NEVER);
+    const size_t n = legal.size();
+    switch (v.kind) {
+        case K_PLAY: {
+            for (size_t k = 0; k < n; ++k) {
+                const int a = legal[k], r = range_of(a), i = index_of(a);
+                if (r == R_PLAY_CARD) {
+                    const int c = i;
+                    int own[NUM_SUITS];
+                    for (int s = 0; s < NUM_SUITS; ++s) own[s] = v.suit_count(c, s);
+                    if (g.has_coin[c]) own[COIN] -= 1;  // the coin is a wild below
+                    Counts counts = available_counts(v, c, own);
+                    if (g.has_coin[c]) {
+                        for (int s = 0; s < NUM_SUITS; ++s) counts.suits[s] += 1;
+                        counts.any_suit += 1;
+                    }
+                    out[k] = play_gain(v, c, counts);
+                } else if (r == R_SKIP_PLAY) {
+                    out[k] = -0.5;
+                } else if (r == R_USE_DIY) {
+                    const Econ e = econ_of(v);
+                    Econ after = e;
+                    advance(after, 1);
+                    out[k] =
+                        econ_value(after, BUILDER, v.my_rule) - econ_value(e, BUILDER, v.my_rule);
+                }
+            }
+            return;
+        }
+        case K_DECLARE_COIN: {
+            const uint32_t counted = counted_suits(v, v.played);
+            int base[NUM_SUITS];
+            for (int s = 0; s < NUM_SUITS; ++s) base[s] = v.s.play_suits[s];
+            const Counts avail = available_counts(v, v.played, base);
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_SUIT) continue;
+                const int s = index_of(legal[k]);
+                if (counted) {
+                    out[k] = (counted & (1u << s)) ? avail.suits[s] : -1.0;
+                } else {  // nothing counts it: the coin, which the fewest rivals can follow
+                    out[k] = s == COIN ? 1.0 : 0.0;
+                }
+            }
+            return;
+        }
+        case K_ANY_SUIT: {
+            int base[NUM_SUITS];
+            for (int s = 0; s < NUM_SUITS; ++s) base[s] = v.s.play_suits[s];
+            const Counts avail = available_counts(v, v.played, base);
+            for (size_t k = 0; k < n; ++k)
+                if (range_of(legal[k]) == R_SUIT) out[k] = avail.suits[index_of(legal[k])];
+            return;
+        }
+        case K_MODE: {
+            int base[NUM_SUITS];
+            for (int s = 0; s < NUM_SUITS; ++s) base[s] = v.s.play_suits[s];
+            const Counts counts = available_counts(v, v.played, base);
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_MODE) continue;
+                const int m = index_of(legal[k]);
+                const int first = static_cast<int>(MODE_PLAN[m][0]);
+                const int second = static_cast<int>(MODE_PLAN[m][1]);
+                const int full = static_cast<int>(MODE_PLAN[m][2]);
+                const int order[2] = {first, second};
+                out[k] = play_gain_order(v, v.played, counts, order, second < 0 ? 1 : 2) +
+                         (full == first ? 0.01 : 0.0);
+            }
+            return;
+        }
+        case K_ADD: {
+            const CardValues values(v);
+            for (size_t k = 0; k < n; ++k) {
+                const int r = range_of(legal[k]);
+                if (r == R_ADD_CARD) {
+                    const int c = index_of(legal[k]);
+                    out[k] = v.in_lookout(c) ? 10.0 : 5.0 - 0.1 * values(c);
+                } else if (r == R_STOP_ADDING) {
+                    out[k] = 0.0;
+                }
+            }
+            return;
+        }
+        case K_ADD_COIN: {
+            const uint32_t counted = counted_suits(v, v.played);
+            for (size_t k = 0; k < n; ++k)
+                if (range_of(legal[k]) == R_SUIT)
+                    out[k] = (counted & (1u << index_of(legal[k]))) ? 1.0 : 0.0;
+            return;
+        }
+        case K_RESOURCE: {
+            const int want = econ_of(v).wanted();  // the builder ignores its rule here
+            const bool gathering = !is_spend_choice(v);
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_RESOURCE) continue;
+                const int r = index_of(legal[k]);
+                const double room = static_cast<double>(STUFF_CAPACITY - v.res(0, r));
+                const double sc = (r == want ? 1.0 : 0.0) + 0.1 * room;
+                out[k] = gathering ? sc : -sc;
+            }
+            return;
+        }
+        case K_PACK: {
+            const int want = econ_of(v).wanted();
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_PACK_FROM) continue;
+                const int i = index_of(legal[k]);
+                const int r = static_cast<int>(PACK_OPTIONS[i][0]);
+                const bool supply = PACK_OPTIONS[i][1] != 0;
+                out[k] =
+                    (supply ? 5.0 : 0.0) + (r == want && supply ? 1.0 : 0.0) + 0.1 * v.res(0, r);
+            }
+            return;
+        }
+        case K_LOOKOUT: {
+            const CardValues values(v);
+            for (size_t k = 0; k < n; ++k) {
+                const int r = range_of(legal[k]);
+                if (r == R_LOOKOUT_CARD) {
+                    const int c = index_of(legal[k]);
+                    const bool dbl = g.suit_lists[2 * c + 1] >= 0;
+                    out[k] = (v.in_hand(c) ? -values(c) : 2.0) + (dbl ? 0.5 : 0.0);
+                } else if (r == R_LOOKOUT_PARK_DECK) {
+                    out[k] = 1.0;
+                }
+            }
+            return;
+        }
+        case K_TRASH: {
+            const CardValues values(v);
+            for (size_t k = 0; k < n; ++k)
+                if (range_of(legal[k]) == R_TRASH_CARD) out[k] = -values(index_of(legal[k]));
+            return;
+        }
+        case K_RECRUIT:
+        case K_BIRTHDAY: {
+            const CardValues values(v);
+            for (size_t k = 0; k < n; ++k) {
+                const int r = range_of(legal[k]);
+                if (r == R_RECRUIT_CARD) {
+                    const int c = index_of(legal[k]);
+                    out[k] = values(c) + (v.s.zone[c] == Z_PARK ? 0.0 : BUILDER.yard_bonus);
+                } else if (r == R_RECRUIT_PARK_DECK) {
+                    out[k] = park_deck_value(v, values);
+                } else if (r == R_PASS) {
+                    out[k] = -0.5;
+                }
+            }
+            return;
+        }
+        case K_PAY: {
+            const double pack_weight =
+                BUILDER.w_pack + (v.my_rule == RULE_SECRET_STASH ? BUILDER.w_rule : 0.0);
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_PAY) continue;
+                const int i = index_of(legal[k]);
+                const int r = static_cast<int>(PAY_OPTIONS[i][0]);
+                const bool from_pack = PAY_OPTIONS[i][1] != 0;
+                const int total = v.res(0, r) + v.res(0, 2 + r);
+                out[k] = 0.1 * total - (from_pack ? pack_weight + 0.1 : 0.0);
+            }
+            return;
+        }
+        case K_SPEND: {
+            for (size_t k = 0; k < n; ++k)
+                if (range_of(legal[k]) == R_SPEND_FROM)
+                    out[k] = PAY_OPTIONS[index_of(legal[k])][1] ? -1.0 : 0.0;
+            return;
+        }
+        case K_TRASH_RIVAL: {
+            const CardValues values(v);
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_TRASH_RIVAL_CARD) continue;
+                const int c = index_of(legal[k]);
+                const int owner = v.rival_yard_owner(c);
+                const double strength = v.score(owner) + g.level_points[v.level(owner)];
+                out[k] = values(c) + 0.05 * strength;
+            }
+            return;
+        }
+        case K_COPY_RIVAL: {
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_COPY_RIVAL) continue;
+                const int r = index_of(legal[k]) + 1;
+                out[k] = std::min(v.res(r, 2 + PIZZA), v.stuff_room(PIZZA)) +
+                         std::min(v.res(r, 2 + TOYS), v.stuff_room(TOYS));
+            }
+            return;
+        }
+        case K_CONVERT: {
+            const Econ e = econ_of(v);
+            const double before = econ_value(e, BUILDER, v.my_rule);
+            for (size_t k = 0; k < n; ++k) {
+                if (range_of(legal[k]) != R_CONVERT) continue;
+                const int i = index_of(legal[k]);
+                const int src = static_cast<int>(CONVERT_OPTIONS[i][0]);
+                Econ after = e;
+                int* where = CONVERT_OPTIONS[i][1] ? after.pack : after.stuff;
+                where[src] -= 1;
+                where[1 - src] += 1;
+                out[k] = econ_value(after, BUILDER, v.my_rule) - before;
+            }
+            return;
+        }
+        case K_PICK_RULE: {
+            for (size_t k = 0; k < n; ++k)
+                if (range_of(legal[k]) == R_PICK_RULE)
+                    out[k] = rule_estimate(v, index_of(legal[k]));
+            return;
+        }
+        case K_PICK_PERK: {
+            for (size_t k = 0; k < n; ++k)
+                if (range_of(legal[k]) == R_PICK_PERK)
+                    out[k] = -BUILDER_PERK_RANK[index_of(legal[k])];
+            return;
+        }
+        case K_FOLLOW:
+        case K_FOLLOW_SECOND:
+        case K_ROUGH_HOUSING: {
+            const CardValues values(v);
+            const bool second = v.kind == K_FOLLOW_SECOND;
+            const size_t keep = second ? 0 : static_cast<size_t>(BUILDER.keep_cards);
+            for (size_t k = 0; k < n; ++k) {
+                const int r = range_of(legal[k]);
+                if (r == R_PASS) {
+                    out[k] = 0.0;
+                } else if (r == R_FOLLOW_CARD && v.hand.size() > keep) {
+                    const int c = index_of(legal[k]);
+                    const double cost = BUILDER.follow_threshold + 0.1 * std::max(0.0, values(c));
+                    out[k] = follow_gain(v, c) - cost;
+                } else if (r == R_ROUGH_HOUSE) {
+                    const double worth = v.played >= 0 ? values(v.played) : 0.0;
+                    out[k] = worth - BUILDER.rough_housing;
+                }
+            }
+            return;
+        }
+        case K_DO_OVER: {
+            double best = 0.0;
+            for (const int c : v.hand) {
+                int own[NUM_SUITS];
+                for (int s = 0; s < NUM_SUITS; ++s) own[s] = v.suit_count(c, s);
+                best = std::max(best, play_gain(v, c, available_counts(v, c, own)));
+            }
+            for (size_t k = 0; k < n; ++k) {
+                const int r = range_of(legal[k]);
+                if (r == R_DO_OVER) out[k] = best - 2.0;
+                if (r == R_PASS) out[k] = 0.0;
+            }
+            return;
+        }
+        case K_STOP_OR_CONTINUE: {
+            for (size_t k = 0; k < n; ++k) {
+                const int r = range_of(legal[k]);
+                if (r == R_CONTINUE_ACTION) out[k] = 1.0;
+                if (r == R_STOP_ACTION) out[k] = 0.0;
+            }
+            return;
+        }
+        case K_DRAFT: {
+            const CardValues values(v);
+            for (size_t k = 0; k < n; ++k)
+                if (range_of(legal[k]) == R_DRAFT_CARD) out[k] = values(index_of(legal[k]));
+            return;
+        }
+        default:
+            return;
+    }
+}
+
+}  // namespace
+
+std::vector<double> builder_scores(const State& state, const std::vector<int>& legal) {
+    std::vector<double> out;
+    const int actor = static_cast<int>(state.ctx[C_ACTOR]);
+    if (actor < 0 || actor >= state.num_players) {
+        out.assign(legal.size(), HEURISTIC_NEVER);
+        return out;
+    }
+    const View v(state, actor);
+    score_actions(v, legal, out);
+    return out;
+}
+
+int builder_action(const State& state, const std::vector<int>& legal, EventRng& rng) {
+    if (legal.size() == 1) return legal[0];
+    const std::vector<double> scores = builder_scores(state, legal);
+    double best = -1e300;
+    for (const double x : scores) best = std::max(best, x);
+    int ties = 0;
+    for (const double x : scores) ties += x >= best - TIE;
+    uint64_t pick = ties > 1 ? rng.below(static_cast<uint64_t>(ties)) : 0;
+    for (size_t k = 0; k < scores.size(); ++k)
+        if (scores[k] >= best - TIE && pick-- == 0) return legal[k];
+    return legal[0];
+}
+
+}  // namespace fort

@@ -1,0 +1,593 @@
+// fort_env/game/rules/search.py in C++: the exact legal mask (docs/rules.md R32 "Exact masks").
+#include "fort/rules/search.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "fort/game/game.h"
+#include "fort/game/state.h"
+#include "fort/rules/base.h"
+#include "fort/rules/handlers.h"
+#include "fort/rules/legality.h"
+#include "fort/rules/program.h"
+#include "fort/rules/witness.h"
+
+namespace fort {
+
+// base.SEARCHED_STAGES: stages inside a play whose choices must keep the play completable
+bool searched_stage(int64_t stage) {
+    switch (stage) {
+        case ST_PLAY: case ST_DECLARE: case ST_MODE: case ST_ANY_SUIT: case ST_ADD:
+        case ST_ADD_COIN: case ST_ACTION: case ST_FOLLOW: case ST_FOLLOW_SECOND:
+        case ST_FOLLOW_RUN: case ST_PROBE:
+            return true;
+        default:
+            return false;
+    }
+}
+
+namespace {
+
+int start(const Game& g, int range) { return g.action_start[range]; }
+
+// `s` in legality.useful_suits(state)
+bool useful_suit(const State& state, int s) {
+    const auto useful = useful_suits(state);
+    return std::find(useful.begin(), useful.end(), s) != useful.end();
+}
+
+bool in_range(const Game& g, int a, int range) {
+    const int s = g.action_start[range];
+    return s <= a && a < s + (RANGE_SIZE[range] < 0 ? g.num_cards : RANGE_SIZE[range]);
+}
+
+// cards.first_step / all_steps / single_step (the *_of functions) over the Game's effect nodes (A's tables)
+Atom first_step_of(const Game& g, int node) {
+    while (node >= 0 && g.nodes[node].kind != E_ATOM) node = g.nodes[node].a;
+    if (node < 0) return Atom{};
+    return Atom{g.nodes[node].a, g.nodes[node].b};
+}
+
+void all_steps_of(const Game& g, int node, std::vector<Atom>& out) {
+    if (node < 0) return;
+    const auto& n = g.nodes[node];
+    if (n.kind == E_ATOM) {
+        out.push_back(Atom{n.a, n.b});
+    } else if (n.kind == E_THEN) {
+        all_steps_of(g, n.a, out);
+        all_steps_of(g, n.b, out);
+    } else {
+        all_steps_of(g, n.a, out);
+    }
+}
+
+SingleStep single_step_of(const Game& g, int node) {
+    if (node < 0) return SingleStep{};
+    const auto& n = g.nodes[node];
+    if (n.kind == E_ATOM) return SingleStep{n.a, n.b, static_cast<int>(MULT_CONST), 1};
+    if (n.kind == E_REPEAT && g.nodes[n.a].kind == E_ATOM)
+        return SingleStep{g.nodes[n.a].a, g.nodes[n.a].b, n.b, n.c};
+    return SingleStep{};
+}
+
+// ---------------------------------------------------------------- the memo (one per thread)
+constexpr std::size_t MEMO_ENTRY_LIMIT = 200'000;   // as search.SEARCH_MEMO_LIMIT
+constexpr std::size_t MEMO_BYTES_LIMIT = 48u << 20;  // keys are ~1 KB: bounded by bytes too
+
+uint64_t hash_bytes(const uint8_t* p, std::size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    std::memcpy(&w, p + i, n - i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 32;
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    return h;
+}
+
+struct Memo {
+    struct Slot {
+        uint64_t hash = 0;
+        uint32_t offset = 0;
+        uint32_t len = 0;
+        int8_t result = -1;  // -1: empty
+    };
+    std::weak_ptr<const Game> game;
+    const Game* game_ptr = nullptr;
+    std::vector<Slot> slots = std::vector<Slot>(1u << 12);
+    std::vector<uint8_t> arena;
+    std::size_t count = 0;
+    uint64_t generation = 0;  // bumped by clear()
+
+    void clear() {
+        std::fill(slots.begin(), slots.end(), Slot{});
+        arena.clear();
+        count = 0;
+        ++generation;
+    }
+    // -1 unknown, else the verdict
+    int lookup(uint64_t h, const uint8_t* key, std::size_t n) const {
+        const std::size_t mask = slots.size() - 1;
+        for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+            const Slot& s = slots[i];
+            if (s.result < 0) return -1;
+            if (s.hash == h && s.len == n && std::memcmp(arena.data() + s.offset, key, n) == 0)
+                return s.result;
+        }
+    }
+    bool full(std::size_t n) const {
+        return count >= MEMO_ENTRY_LIMIT || arena.size() + n > MEMO_BYTES_LIMIT;
+    }
+    // The key is stored before the children are searched (the state is consumed by them),
+    // and its verdict committed after, unless the memo was cleared in between.
+    uint32_t reserve(const uint8_t* key, std::size_t n) {
+        if (full(n)) clear();
+        const auto offset = static_cast<uint32_t>(arena.size());
+        arena.insert(arena.end(), key, key + n);
+        return offset;
+    }
+    void commit(uint64_t h, uint32_t offset, std::size_t n, bool result) {
+        if ((count + 1) * 2 > slots.size()) grow();
+        const std::size_t mask = slots.size() - 1;
+        std::size_t i = h & mask;
+        while (slots[i].result >= 0) i = (i + 1) & mask;
+        slots[i] = Slot{h, offset, static_cast<uint32_t>(n), static_cast<int8_t>(result)};
+        ++count;
+    }
+    void grow() {
+        std::vector<Slot> old(slots.size() * 2);
+        old.swap(slots);
+        const std::size_t mask = slots.size() - 1;
+        for (const Slot& s : old) {
+            if (s.result < 0) continue;
+            std::size_t i = s.hash & mask;
+            while (slots[i].result >= 0) i = (i + 1) & mask;
+            slots[i] = s;
+        }
+    }
+};
+
+thread_local Memo tl_memo;
+thread_local int tl_memo_off = 0;  // MemoOff objects alive on this thread
+
+Memo& memo_for(const std::shared_ptr<const Game>& game) {
+    Memo& m = tl_memo;
+    // A live weak_ptr to the same address is the same Game; an expired one (a Game freed and
+    // another allocated at its address) is not.
+    if (m.game_ptr != game.get() || m.game.expired()) {
+        m.clear();
+        m.game = game;
+        m.game_ptr = game.get();
+    }
+    return m;
+}
+
+template <typename T>
+void put(std::vector<uint8_t>& buf, const T* data, std::size_t n) {
+    const auto* p = reinterpret_cast<const uint8_t*>(data);
+    buf.insert(buf.end(), p, p + n * sizeof(T));
+}
+
+// search.digest + goal: every array of the state (the running program's rows only: the rest
+// is never read), then ctx and the goal. Kept as the full key, not a digest.
+void memo_key(const State& s, int64_t goal, std::vector<uint8_t>& buf) {
+    buf.clear();
+    put(buf, s.zone.data(), s.zone.size());
+    put(buf, s.owner.data(), s.owner.size());
+    put(buf, s.pos.data(), s.pos.size());
+    put(buf, s.mark.data(), s.mark.size());
+    put(buf, s.coin_as.data(), s.coin_as.size());
+    put(buf, s.players.data(), s.players.size());
+    put(buf, s.rule_loc.data(), s.rule_loc.size());
+    put(buf, s.perk_loc.data(), s.perk_loc.size());
+    put(buf, s.play_suits.data(), s.play_suits.size());
+    const auto len = static_cast<std::size_t>(
+        std::clamp<int64_t>(s.ctx[C_PROGRAM_LENGTH], 0, MAX_STEPS));
+    put(buf, s.prog.data(), len * PROG_COLUMNS);
+    put(buf, s.done.data(), len);
+    put(buf, s.ctx.data(), s.ctx.size());
+    put(buf, &goal, 1);
+}
+
+// How deep search() may recurse: a play the rules reach needs a few hundred levels at most
+// (its steps and choices, until its serial grows); past this, a state from outside loops
+// (Python's own search would stop with RecursionError, a RuntimeError).
+constexpr int MAX_SEARCH_DEPTH = 1000;
+thread_local int tl_search_depth = 0;
+
+struct DepthGuard {
+    DepthGuard() {
+        if (++tl_search_depth > MAX_SEARCH_DEPTH) {
+            --tl_search_depth;
+            throw std::runtime_error("the exact-mask search went deeper than " +
+                                     std::to_string(MAX_SEARCH_DEPTH) +
+                                     " levels: the state cannot be reached by the rules");
+        }
+    }
+    ~DepthGuard() { --tl_search_depth; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+};
+
+// the scratch States of this thread (ScratchState), by nesting depth
+thread_local std::vector<std::unique_ptr<State>> tl_scratch;
+thread_local std::size_t tl_scratch_depth = 0;
+
+}  // namespace
+
+MemoOff::MemoOff() { ++tl_memo_off; }
+MemoOff::~MemoOff() { --tl_memo_off; }
+
+// ---------------------------------------------------------------- clones
+ScratchState::ScratchState() {
+    if (tl_scratch_depth == tl_scratch.size()) tl_scratch.push_back(std::make_unique<State>());
+    state_ = tl_scratch[tl_scratch_depth++].get();
+}
+
+ScratchState::~ScratchState() {
+    state_->game.reset();  // a pooled state does not keep a game alive
+    --tl_scratch_depth;
+}
+
+State& ScratchState::copy_of(const State& source) {
+    *state_ = source;  // vector copy-assignment reuses the arrays' storage
+    return *state_;
+}
+
+// ---------------------------------------------------------------- SearchTables
+// search.SearchTables.__init__ (per card and side; the memo is not here, see search.h)
+SearchTables::SearchTables(const Game& g) {
+    const int n = g.num_cards;
+    blank_.resize(2 * n);
+    first_atom_.resize(2 * n);
+    atoms_.resize(2 * n);
+    first_reads_.resize(2 * n);
+    changes_.resize(2 * n);
+    plain_reads_.resize(2 * n);
+    single_.resize(2 * n);
+    counted_suits_.assign(n, 0);
+    suit_list_id_.assign(n, 0);
+    for (int c = 0; c < n; ++c) {
+        for (int side = 0; side < 2; ++side) {
+            const int e = 2 * c + side;
+            const int node = g.card_effects[e];
+            blank_[e] = node < 0;
+            first_atom_[e] = first_step_of(g, node);
+            std::vector<Atom> steps;
+            all_steps_of(g, node, steps);
+            std::sort(steps.begin(), steps.end(), [](const Atom& x, const Atom& y) {
+                return x.verb != y.verb ? x.verb < y.verb : x.arg < y.arg;
+            });
+            steps.erase(std::unique(steps.begin(), steps.end(),
+                                    [](const Atom& x, const Atom& y) {
+                                        return x.verb == y.verb && x.arg == y.arg;
+                                    }),
+                        steps.end());
+            if (static_cast<int>(steps.size()) > MAX_ATOMS)
+                throw std::invalid_argument("card_effects: an action has more than " +
+                                            std::to_string(MAX_ATOMS) + " distinct steps");
+            uint32_t changes = 0;
+            for (const Atom& a : steps) changes |= static_cast<uint32_t>(VERB_CHANGES[a.verb]);
+            changes_[e] = changes;
+            atoms_[e] = std::move(steps);
+            const Atom f = first_atom_[e];
+            first_reads_[e] = f.verb < 0 ? 0u : static_cast<uint32_t>(VERB_READS[f.verb]);
+            const SingleStep st = single_step_of(g, node);
+            single_[e] = st;
+            // verbs.plain_reads
+            plain_reads_[e] = st.verb < 0 ? static_cast<uint32_t>(ALL_TAGS)
+                                          : static_cast<uint32_t>(VERB_READS[st.verb] |
+                                                                  COUNT_READS[st.mult]);
+            if (node >= 0)
+                for (const auto& m : mults(g, node))
+                    if (m.mult == MULT_SUIT) counted_suits_[c] |= 1u << m.arg;
+        }
+        // suit tuples compared as in Python (order kept: (book, glue) != (glue, book))
+        suit_list_id_[c] = c;
+        for (int d = 0; d < c; ++d) {
+            if (g.suit_lists[2 * d] == g.suit_lists[2 * c] &&
+                g.suit_lists[2 * d + 1] == g.suit_lists[2 * c + 1]) {
+                suit_list_id_[c] = suit_list_id_[d];
+                break;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- the search
+// (not in Python: the binding's check of a state from outside; see search.h)
+void check_search_indices(const State& state) {
+    check_indices(state);
+    auto need = [](bool ok, const char* what) {
+        if (!ok) throw std::invalid_argument(std::string("state: ") + what + " out of range");
+    };
+    const auto& x = state.ctx;
+    const int64_t kind = x[C_DECISION], stage = x[C_STAGE];
+    need(kind >= 0 && kind < NUM_DECISION_KINDS, "ctx.decision");
+    need(stage >= 0 && stage < NUM_STAGES, "ctx.stage");
+    if (stage == ST_OVER || kind == K_TERMINAL) return;  // nothing is legal, nothing read
+    need(x[C_ACTOR] >= 0 && x[C_ACTOR] < state.num_players, "ctx.actor");
+    const bool reads_played =
+        kind == K_MODE || kind == K_DECLARE_COIN || kind == K_ANY_SUIT || kind == K_ADD ||
+        kind == K_ADD_COIN || kind == K_FOLLOW || kind == K_FOLLOW_SECOND ||
+        stage == ST_DECLARE || stage == ST_MODE || stage == ST_ANY_SUIT || stage == ST_ADD ||
+        stage == ST_ADD_COIN || stage == ST_FOLLOW || stage == ST_FOLLOW_SECOND ||
+        stage == ST_FOLLOW_RUN;
+    need(!reads_played || x[C_PLAYED_CARD] >= 0, "ctx.played_card");
+    const bool reads_mode = kind == K_ADD || kind == K_ADD_COIN || stage == ST_ANY_SUIT ||
+                            stage == ST_ADD || stage == ST_ADD_COIN || stage == ST_ACTION;
+    need(!reads_mode || x[C_MODE] >= 0, "ctx.mode");
+    const bool reads_coin = kind == K_DECLARE_COIN || kind == K_ADD_COIN;
+    need(!reads_coin || x[C_PENDING_COIN] >= 0, "ctx.pending_coin");
+    const bool reads_row = kind == K_RESOURCE || kind == K_SPEND;
+    need(!reads_row || x[C_PC] < x[C_PROGRAM_LENGTH], "ctx.pc");
+}
+
+// search.legal_actions (computed on each call; cached_legal_actions keeps it per position)
+std::vector<int> legal_actions(State& state) { return compute_legal(state); }
+
+// FortState.legal_actions with search.legal_cache's role (the cache: state.h LegalCache)
+const std::vector<int>& cached_legal_actions(State& state) {
+    LegalCache& cache = state.legal_cache;
+    if (cache.valid && same_bytes(state, cache.position)) return cache.legal;
+    cache.valid = false;
+    check_search_indices(state);  // the arrays are writable from Python
+    if (state.ctx[C_STAGE] == ST_OVER)
+        cache.legal.clear();  // FortState.legal_actions: none once the game is over
+    else
+        cache.legal = compute_legal(state);  // leaves the state as it was
+    state_bytes(state, cache.position);
+    cache.valid = true;
+    return cache.legal;
+}
+
+// search.legal_set: membership
+bool is_legal(State& state, int a) {
+    const std::vector<int>& legal = cached_legal_actions(state);
+    return std::binary_search(legal.begin(), legal.end(), a);
+}
+
+// search.compute_legal
+std::vector<int> compute_legal(State& state) {
+    std::vector<int> raw = raw_legal(state);
+    if (!searched_stage(state.ctx[C_STAGE]) || constraint_met(state)) {
+        std::sort(raw.begin(), raw.end());
+        return raw;
+    }
+    const int64_t goal = state.ctx[C_SERIAL];
+    std::vector<EqKey> keys;                 // the classes, in order of first appearance
+    std::vector<std::vector<int>> members;
+    std::vector<int> out;
+    for (int a : raw) {
+        if (unsearched(state, a)) {
+            out.push_back(a);
+            continue;
+        }
+        const EqKey key = equivalence_key(state, a);
+        const auto it = std::find(keys.begin(), keys.end(), key);
+        if (it == keys.end()) {
+            keys.push_back(key);
+            members.push_back({a});
+        } else {
+            members[static_cast<std::size_t>(it - keys.begin())].push_back(a);
+        }
+    }
+    // Inside a play already under way the state is known to be completable (every action
+    // that led here was checked), so when only one class is left it needs no search.
+    bool known_completable =
+        state.ctx[C_STAGE] != ST_PLAY && state.ctx[C_STAGE] != ST_FOLLOW;
+    std::size_t remaining = members.size();
+    const DeadTest dead = dead_modes_of_choice(state);
+    for (const auto& cls : members) {
+        bool ok;
+        if (dead.active() && dead(state, cls[0])) {
+            ok = false;  // no step of any way to use it can start: docs/rules.md R32
+        } else if (known_completable && remaining == 1) {
+            ok = true;  // the last class of a completable state: it is the completion
+        } else if (runs_straight_through(state, cls[0])) {
+            ok = true;
+        } else {
+            ScratchState clone;
+            State& child = clone.copy_of(state);
+            apply(child, cls[0]);
+            ok = search(child, goal);
+        }
+        --remaining;
+        if (ok) {
+            out.insert(out.end(), cls.begin(), cls.end());
+            known_completable = false;  // one completion found; the rest must be searched
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// search.constraint_met (never inside a legality probe: there the second action, used
+// partially, must still reach the repetition an added card brings, R7)
+bool constraint_met(const State& state) {
+    return state.ctx[C_BOTH_FULL] == 0 && state.ctx[C_STAGE] == ST_ACTION &&
+           state.ctx[C_ACTION_STEP] == 1 &&
+           !state.ctx[C_PROGRAM_FULL] &&
+           MODE_PLAN[state.ctx[C_MODE]][2] == MODE_PLAN[state.ctx[C_MODE]][0];
+}
+
+// search.unsearched
+bool unsearched(const State& state, int a) {
+    const Game& g = *state.game;
+    return a == start(g, R_SKIP_PLAY) || a == start(g, R_ROUGH_HOUSE) ||
+           (a == start(g, R_PASS) && state.ctx[C_DECISION] == K_FOLLOW) ||
+           in_range(g, a, R_RECYCLE);
+}
+
+// search.equivalence_key (docs/rules.md R32 "Equivalent choices are tried once")
+EqKey equivalence_key(const State& state, int a) {
+    const Game& g = *state.game;
+    const int range = g.action_range[a];
+    const int i = g.action_index[a];
+    switch (range) {
+        case R_LOOKOUT_CARD: case R_TRASH_CARD: case R_RECRUIT_CARD: case R_TRASH_RIVAL_CARD:
+            return {1, range, state.zone[i], state.owner[i]};
+        case R_PLAY_CARD:
+            return {2, g.kind[i], 0, 0};
+        case R_ADD_CARD: case R_FOLLOW_CARD:
+            return {3, range, state.zone[i], g.search_tables.suit_list_id(i)};
+        case R_PICK_RULE:
+            return {4, 0, 0, 0};  // which made-up rule cannot change what can be done now
+        default:
+            break;
+    }
+    if (range == R_MODE && MODE_PLAN[i][2] == MODE_PLAN[i][0])
+        // "X fully, then Y" can be completed exactly when "X only" can: Y, used as far as
+        // it goes, never fails, and every card added for X is still allowed.
+        return {5, MODE_PLAN[i][0], 0, 0};
+    const int64_t kind = state.ctx[C_DECISION];
+    if (range == R_SUIT && (kind == K_DECLARE_COIN || kind == K_ANY_SUIT)) {
+        const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
+        if (!g.has_any_suit[2 * played] && !g.has_any_suit[2 * played + 1]) {
+            // the declared suit matters to the play only if one of the card's multipliers
+            // counts it; other suits differ only for followers
+            if (g.search_tables.counted_suits(played) >> i & 1u) return {0, a, 0, 0};
+            return {6, 0, 0, 0};
+        }
+        if (interchangeable_suit(state, i)) return {7, state.play_suits[i], 0, 0};
+    }
+    if (range == R_SUIT && kind == K_ADD_COIN && !useful_suit(state, i))
+        // an added coin declared as a suit no used action counts changes no count of the
+        // play: every such suit has the same verdict (R7, docs/rules.md R32)
+        return {6, 0, 0, 0};
+    return {0, a, 0, 0};
+}
+
+// search.interchangeable_suit (docs/rules.md R32)
+bool interchangeable_suit(const State& state, int s) {
+    const Game& g = *state.game;
+    const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
+    if (s == COIN || (g.search_tables.counted_suits(played) >> s & 1u)) return false;
+    if (s == state.ctx[C_ANY_SUIT_PUBLIC] || s == state.ctx[C_ANY_SUIT_PRIVATE]) return false;
+    const int leader = static_cast<int>(state.ctx[C_LEADER]);
+    for (int c = 0; c < state.num_cards; ++c) {
+        if (state.owner[c] != leader) continue;
+        const int64_t z = state.zone[c];
+        if (!(z == Z_HAND || (z == Z_LOOKOUT && !state.mark[c]))) continue;
+        if (g.suit_lists[2 * c] == s || g.suit_lists[2 * c + 1] == s) return false;
+    }
+    return true;
+}
+
+// search.adding_cannot_help
+bool adding_cannot_help(const State& state) {
+    const Game& g = *state.game;
+    const auto& plan = MODE_PLAN[state.ctx[C_MODE]];
+    const int first = static_cast<int>(plan[0]), second = static_cast<int>(plan[1]);
+    const int full = static_cast<int>(plan[2]);
+    const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
+    const int effect = g.card_effects[2 * played + full];
+    if (effect < 0 || !repeats_plain_body(g, effect)) return false;
+    if (second >= 0) {
+        const int other = full == first ? second : first;
+        const int oe = g.card_effects[2 * played + other];
+        if (oe >= 0)
+            for (const auto& m : mults(g, oe))
+                if (m.mult == MULT_SUIT || m.mult == MULT_ANY_SUIT) return false;
+    }
+    const int any_suit =
+        static_cast<int>(state.ctx[full == PUBLIC ? C_ANY_SUIT_PUBLIC : C_ANY_SUIT_PRIVATE]);
+    const int leader = static_cast<int>(state.ctx[C_LEADER]);
+    const auto& outer = mults(g, effect)[0];  // the repeat's own multiplier
+    return count_for(state, outer.mult, outer.arg, leader, state.play_suits.data(), any_suit) >= 1;
+}
+
+// search.search (the memo: see search.h)
+bool search(State& state, int64_t goal) {
+    if (state.ctx[C_PROGRAM_FAILED]) return false;
+    if (state.ctx[C_SERIAL] > goal || !searched_stage(state.ctx[C_STAGE])) return true;
+    if (constraint_met(state)) return true;
+    const DepthGuard depth;  // (not in Python: its recursion limit plays this part)
+    if (tl_memo_off > 0) return search_children(state, goal);
+    Memo& memo = memo_for(state.game);
+    thread_local std::vector<uint8_t> key;  // scratch: copied into the memo before recursing
+    memo_key(state, goal, key);
+    const std::size_t n = key.size();
+    const uint64_t h = hash_bytes(key.data(), n);
+    const int known = memo.lookup(h, key.data(), n);
+    if (known >= 0) return known != 0;
+    const uint32_t offset = memo.reserve(key.data(), n);
+    const uint64_t generation = memo.generation;
+    const bool result = search_children(state, goal);
+    if (memo.generation == generation) memo.commit(h, offset, n, result);
+    return result;
+}
+
+// search.search_children
+bool search_children(State& state, int64_t goal) {
+    const Game& g = *state.game;
+    std::vector<EqKey> seen;
+    if (state.ctx[C_DECISION] == K_ADD) {
+        // Adding nothing is the cheapest completion to try; the addable cards (which need
+        // probes to find) are only listed when it fails.
+        ScratchState clone;
+        State& child = clone.copy_of(state);
+        apply(child, start(g, R_STOP_ADDING));
+        if (search(child, goal)) return true;
+        if (adding_cannot_help(state)) return false;
+        seen.push_back({0, start(g, R_STOP_ADDING), 0, 0});
+    }
+    std::vector<int> raw = raw_legal(state);
+    if (state.ctx[C_DECISION] == K_DECLARE_COIN) {
+        // a coin declared as a suit the card counts is the likeliest completion: try first
+        const uint32_t counted =
+            g.search_tables.counted_suits(static_cast<int>(state.ctx[C_PLAYED_CARD]));
+        const int suit0 = start(g, R_SUIT);
+        std::stable_partition(raw.begin(), raw.end(),
+                              [&](int a) { return (counted >> (a - suit0) & 1u) != 0; });
+    } else if (state.ctx[C_DECISION] == K_MODE) {
+        const auto dead = dead_modes(state, static_cast<int>(state.ctx[C_PLAYED_CARD]));
+        const int mode0 = start(g, R_MODE);
+        raw.erase(std::remove_if(raw.begin(), raw.end(), [&](int a) { return dead[a - mode0]; }),
+                  raw.end());
+        // A one-action mode whose straight run is a full use completes the play: try those
+        // witnesses before searching any mode's subtree.
+        for (int a : raw)
+            if (runs_straight_through(state, a)) return true;
+    }
+    std::vector<int> firsts;  // one action per equivalence class
+    for (int a : raw) {
+        if (a == start(g, R_SKIP_PLAY) || in_range(g, a, R_RECYCLE))
+            continue;  // not a way to complete the play under test
+        const EqKey key = equivalence_key(state, a);
+        if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+            seen.push_back(key);
+            firsts.push_back(a);
+        }
+    }
+    const std::size_t n = firsts.size();
+    ScratchState clone;
+    for (std::size_t j = 0; j < n; ++j) {
+        // A searched state is a throwaway copy (its verdict is memoised under the key taken
+        // before its children), so the last child is played on it without a clone.
+        if (j + 1 == n) {
+            apply(state, firsts[j]);
+            return search(state, goal);
+        }
+        State& child = clone.copy_of(state);
+        apply(child, firsts[j]);
+        if (search(child, goal)) return true;
+    }
+    return false;
+}
+
+std::size_t search_memo_size() { return tl_memo.count; }
+
+void clear_search_memo() { tl_memo.clear(); }
+
+}  // namespace fort

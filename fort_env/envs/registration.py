@@ -1,0 +1,40 @@
+"""Gymnasium's registry: ``gymnasium.make("fort_env/Fort-v0", ...)``.
+
+Importing ``fort_env`` registers :data:`GYM_ID` with Gymnasium, so
+
+>>> import gymnasium, fort_env
+>>> env = gymnasium.make("fort_env/Fort-v0", num_players=3)
+
+gives :class:`fort_env.envs.single_agent.SingleAgentEnv` (the single-agent view of one learner seat
+against opponents; its module docstring is the spec), wrapped as ``gymnasium.make`` wraps every
+env (order enforcing, the passive env checker) and with ``env.spec`` set. The keyword arguments
+are ``SingleAgentEnv``'s: ``num_players``, ``setup``, ``opponents``, ``seat``, ``reward``,
+``shaping``, ``render_mode``, ...
+
+Opponents default to a uniform random masked policy built into ``fort_env``; pass the bots of
+the zoo as objects (``fort_env`` does not depend on ``agents``)::
+
+    import agents
+    env = gymnasium.make("fort_env/Fort-v0", num_players=2, opponents=agents.make("heuristic"))
+
+A game ends by the rules, so there is no step limit (``max_episode_steps=None``).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+GYM_ID = "fort_env/Fort-v0"
+ENTRY_POINT = "fort_env.envs.single_agent:SingleAgentEnv"
+
+__all__ = ["ENTRY_POINT", "GYM_ID", "register"]
+
+
+def register() -> None:
+    """Register :data:`GYM_ID` in Gymnasium's registry (a no-op if it is already there)."""
+    if GYM_ID in gymnasium.registry:
+        return
+    gymnasium.register(id=GYM_ID, entry_point=ENTRY_POINT, nondeterministic=False)
+
+
+register()

@@ -1,0 +1,177 @@
+"""The ``fort-env`` command line (console script ``fort-env = "fort_env.tools.cli:app"``).
+
+One function per command; each command's docstring is its ``--help`` text.
+
+- ``fort-env replay FILE``: print a saved game (``fort_env.records``) turn by turn; with
+  ``--html OUT.html`` write it as a self-contained page instead (``fort_env.tools.replay_html``).
+- ``fort-env bench [--json] [--ppo]``: decisions/s of Fort and of PettingZoo peers, and with
+  ``--ppo`` the env's share of MaskablePPO's rollout time (``fort_env.tools.bench``).
+- ``fort-env tournament``, ``play``, ``analyze``: the bot zoo (``agents/cli.py``).
+- ``fort-env train --preset quick``: self-play training (``train/cli.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fort_env.core import FortState
+from fort_env.game.decisions import DecisionKind
+from fort_env.records import load_record
+from fort_env.records import replay as replay_record
+from fort_env.tools.cli_errors import failures
+from fort_env.tools.plugins import plugins
+from fort_env.views.text import state_to_string
+
+app = typer.Typer(
+    help="fort-env: the card game Fort as a reinforcement-learning environment.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+class _DecisionPrinter:
+    """Prints each decision of a replay as one line, with a header when a new turn starts."""
+
+    def __init__(self, states: bool) -> None:
+        self.states = states  # also print the whole table before each decision
+        self.leader: int | None = None  # leader of the turn being printed; -1 in the draft
+        self.turns = 0
+        self.index = 0
+
+    def __call__(self, state: FortState, action: int) -> None:
+        decision = state.decision
+        leader = -1 if decision.kind == DecisionKind.DRAFT else decision.context["leader"]
+        if leader != self.leader:
+            self.leader = leader
+            if leader < 0:
+                typer.echo("\n== Draft ==")
+            else:
+                self.turns += 1
+                typer.echo(f"\n== Turn {self.turns}: player_{leader} leads ==")
+        if self.states:
+            typer.echo(state_to_string(state))
+        typer.echo(
+            f"{self.index:5d}  player_{decision.player}  {decision.kind.name:<13} "
+            f"{state.action_to_string(action)}"
+        )
+        self.index += 1
+
+
+@app.callback()
+def main() -> None:
+    """fort-env: the card game Fort as a reinforcement-learning environment."""
+
+
+@app.command()
+def replay(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="a game record (JSON)")],
+    states: Annotated[
+        bool, typer.Option("--states", help="print the whole table before every decision")
+    ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            dir_okay=False,
+            help="write one self-contained HTML page stepping through the game, decision by "
+            "decision (fort_env/tools/replay_html.py), instead of printing it",
+        ),
+    ] = None,
+) -> None:
+    """Print a saved game turn by turn: who decided what, then the final scores.
+
+    With --html OUT.html, write the game as a page to step through in a browser instead.
+    Exits with status 1 if the file is not a record or does not replay.
+    """
+    with failures("FILE"):
+        record = load_record(file)
+    if html is not None:
+        from fort_env.tools.replay_html import write_replay_html
+
+        with failures("--html"):
+            frames = write_replay_html(record, html)
+        typer.echo(f"wrote {html}: {frames} frames (open it in a browser; arrow keys step)")
+        return
+    cfg = record["config"]
+    cards = "shipped cards" if cfg["cards"] is None else f"cards from {cfg['cards']}"
+    typer.echo(
+        f"{file}: {cfg['num_players']} players, {cfg['setup']} setup, {cards}, "
+        f"seed {record['seed']}, {len(record['actions'])} decisions"
+    )
+    with failures("FILE"):
+        final = replay_record(record, on_decision=_DecisionPrinter(states))
+    if not final.is_terminal():
+        typer.echo("\n== The record stops before the end of the game ==")
+        return
+    typer.echo("\n== Game over ==")
+    for p, row in enumerate(final.score_breakdown()):
+        parts = ", ".join(f"{key} {value}" for key, value in row.items())
+        typer.echo(f"player_{p}: {parts}")
+    typer.echo("Winners: " + ", ".join(f"player_{p}" for p in final.winners()))
+
+
+@app.command()
+def bench(
+    json_output: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    seconds: Annotated[
+        float, typer.Option(min=0.01, max=3600.0, help="Seconds per round of each figure.")
+    ] = 2.0,
+    rounds: Annotated[
+        int, typer.Option(min=1, max=1000, help="Rounds per figure (the median is kept).")
+    ] = 3,
+    num_players: Annotated[int, typer.Option(min=2, max=4, help="Players in the Fort games.")] = 4,
+    ppo: Annotated[
+        bool,
+        typer.Option(
+            "--ppo",
+            help="Also measure the env's share of MaskablePPO's rollout time in the quick "
+            "training preset, in process (needs the train extra; ~15 s more).",
+        ),
+    ] = False,
+    ppo_rollouts: Annotated[
+        int,
+        typer.Option(min=1, max=1000, help="Rollouts timed by --ppo (after one warm-up rollout)."),
+    ] = 3,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            help='The engine: "python" or "cpp" (the compiled core); default $FORT_ENV_BACKEND, '
+            'else "cpp" when the core is built, else "python".'
+        ),
+    ] = None,
+) -> None:
+    """Measure decisions/s of Fort (engine and AEC loop) and of PettingZoo peers, in one run.
+
+    With --ppo, also the env's share of MaskablePPO's rollout time (fort_env/tools/bench.py).
+    """
+    import json
+
+    from fort_env.tools.bench import format_bench, run_bench
+
+    with failures():  # e.g. --ppo without the train extra
+        result = run_bench(
+            seconds=seconds,
+            rounds=rounds,
+            num_players=num_players,
+            ppo=ppo,
+            ppo_rollouts=ppo_rollouts,
+            backend=backend,
+        )
+    typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))
+
+
+def _register_other_commands() -> None:
+    """The bot zoo's and training's commands live with their packages (``agents/cli.py``,
+    ``train/cli.py``) and are found by the ``fort_env.commands`` entry points, so this layer
+    imports neither (``fort_env/tools/plugins.py``)."""
+    for register in plugins("fort_env.commands").values():
+        register(app)
+
+
+_register_other_commands()
+
+if __name__ == "__main__":  # python -m fort_env.tools.cli
+    app()

@@ -1,0 +1,121 @@
+"""Text twins of actions and states: ``action_to_string`` and the table as text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fort_env.game import actions as A
+from fort_env.game.constants import (
+    DECK,
+    DISCARD,
+    HAND,
+    IN_STACK,
+    LOOKOUT,
+    MADE_UP_RULES,
+    PARK,
+    PARK_DECK,
+    PERKS,
+    RESOURCES,
+    SUITS,
+    YARD,
+)
+from fort_env.game.state_arrays import (
+    C_LEADER,
+    C_SCULPTURE,
+    P_FORT_LEVEL,
+    P_PACK_PIZZA,
+    P_PACK_TOYS,
+    P_SCORE,
+    P_STUFF_PIZZA,
+    P_STUFF_TOYS,
+)
+
+if TYPE_CHECKING:
+    from fort_env.game.state_arrays import StateArrays
+
+
+def card_label(state: StateArrays, cid: int) -> str:
+    card = state.game.cards[cid]
+    return f"{card.name} [{'/'.join(card.suit_names)}]#{cid}"
+
+
+def action_to_string(state: StateArrays, action: int) -> str:
+    """A readable name of ``action`` (meaningful for any action number in range).
+
+    Raises:
+        ValueError: the action is outside ``[0, num_distinct_actions)``.
+    """
+    name, i = state.game.layout.decode(int(action))
+    card_ranges = {
+        "PLAY_CARD": "play", "RECYCLE": "recycle", "ADD_CARD": "add", "LOOKOUT_CARD": "lookout",
+        "TRASH_CARD": "trash", "RECRUIT_CARD": "recruit", "TRASH_RIVAL_CARD": "trash rival's",
+        "FOLLOW_CARD": "follow with", "DRAFT_CARD": "draft",
+    }  # fmt: skip
+    if name in card_ranges:
+        return f"{card_ranges[name]} {card_label(state, i)}"
+    simple = {
+        "SKIP_PLAY": "skip the Play phase", "USE_DIY": "use DIY (Advance Fort, +1 cost)",
+        "STOP_ADDING": "stop adding", "LOOKOUT_PARK_DECK": "lookout: top of the Park deck",
+        "RECRUIT_PARK_DECK": "recruit the top of the Park deck", "PASS": "pass",
+        "ROUGH_HOUSE": "use Rough Housing", "DO_OVER": "use Do-Over",
+        "STOP_ACTION": "stop this action here", "CONTINUE_ACTION": "go on with this action",
+    }  # fmt: skip
+    if name in simple:
+        return simple[name]
+    table = {
+        "SUIT": lambda: f"suit {SUITS[i]}",
+        "MODE": lambda: f"use {A.MODES[i]}",
+        "RESOURCE": lambda: f"choose {RESOURCES[i]}",
+        "PACK_FROM": lambda: f"pack {A.PACK_NAMES[i]}",
+        "PAY": lambda: f"pay {A.PAY_NAMES[i]}",
+        "SPEND_FROM": lambda: f"spend {A.PAY_NAMES[i]}",
+        "COPY_RIVAL": lambda: f"copy the Pack of the rival {i + 1} to the left",
+        "CONVERT": lambda: f"convert {A.CONVERT_NAMES[i]}",
+        "PICK_RULE": lambda: f"take made-up rule {MADE_UP_RULES[i]}",
+        "PICK_PERK": lambda: f"take perk {PERKS[i]}",
+    }
+    return table[name]()
+
+
+def state_to_string(state: StateArrays, viewer: int | None = None) -> str:
+    """The table as text. With ``viewer`` set, hands other than the viewer's are hidden."""
+    g = state.game
+
+    def names(ids: object) -> str:
+        return ", ".join(card_label(state, int(c)) for c in ids) or "-"  # type: ignore[attr-defined]
+
+    lines = [f"Park: {names(sorted(state.cards_in(PARK), key=lambda c: state.pos[c]))}"]
+    lines.append(f"Park deck: {len(state.cards_in(PARK_DECK))} cards")
+    rules = int((state.rule_loc == IN_STACK).sum())
+    row = [PERKS[i] for i in range(len(PERKS)) if state.perk_loc[i] == IN_STACK]
+    lines.append(f"Made-up rules in the stack: {rules}; perk row: {', '.join(row) or '-'}")
+    leader = int(state.ctx[C_LEADER])
+    for p in range(g.num_players):
+        pl = state.players[p]
+        tag = " (leader)" if p == leader else ""
+        perks = [PERKS[i] for i in range(len(PERKS)) if state.perk_loc[i] == p]
+        if state.ctx[C_SCULPTURE] == p:
+            perks.append("macaroni sculpture")
+        lines.append(
+            f"Player {p}{tag}: score {pl[P_SCORE]}, Fort Level {pl[P_FORT_LEVEL]}, "
+            f"Stuff {pl[P_STUFF_PIZZA]} pizza {pl[P_STUFF_TOYS]} toys, "
+            f"Pack {pl[P_PACK_PIZZA]} pizza {pl[P_PACK_TOYS]} toys; "
+            f"perks: {', '.join(perks) or '-'}"
+        )
+        hand = state.cards_in(HAND, p)
+        if viewer is None or viewer == p:
+            lines.append(f"  hand: {names(hand)}")
+        else:
+            lines.append(f"  hand: {len(hand)} cards")
+        lines.append(f"  deck: {len(state.cards_in(DECK, p))} cards")
+        lines.append(f"  yard: {names(state.cards_in(YARD, p))}")
+        pile = state.cards_in(DISCARD, p)
+        lines.append(f"  discard: {len(pile)} cards")
+        look = state.cards_in(LOOKOUT, p)
+        if viewer is None or viewer == p:
+            lines.append(f"  lookout: {names(look)}")
+        else:
+            # sorted: the order of ids would tell which hidden cards are there
+            shown = sorted("/".join(g.cards[c].suit_names) for c in look)
+            lines.append(f"  lookout: {', '.join(shown) or '-'}")
+    return "\n".join(lines)
