@@ -116,3 +116,27 @@ def test_ismcts_bot_plays_full_games() -> None:
             state.apply_action(action)
         assert bot_moves > 20
         assert sorted(state.returns()) in ([-1.0, 1.0], [1.0, 1.0])
+
+
+def test_evaluate_bots_runs_ismcts_through_restartable_bot() -> None:
+    """``evaluate_bots`` calls ``restart_at``, which OpenSpiel's Python IS-MCTS lacks; wrapped in
+    ``RestartableBot`` two IS-MCTS bots play a whole game through it."""
+    from open_spiel.python.algorithms import evaluate_bots
+
+    game = pyspiel.load_game("python_fort", {"players": 2, "deals": 1024})
+    bots = [
+        ismcts.ISMCTSBot(
+            game,
+            _ScoreMargin(),
+            uct_c=2.0,
+            max_simulations=2,
+            random_state=np.random.RandomState(i),
+        )
+        for i in range(2)
+    ]
+    with pytest.raises(pyspiel.SpielError, match="RestartAt"):
+        evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+    returns = evaluate_bots.evaluate_bots(
+        game.new_initial_state(), [og.RestartableBot(b) for b in bots], np.random.RandomState(0)
+    )
+    assert sorted(returns) in ([-1.0, 1.0], [1.0, 1.0])

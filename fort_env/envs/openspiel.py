@@ -31,6 +31,8 @@ Information state      the same tensor (Fort's observation summarises the public
                        actions, so a player's own choices are never merged
 Resampling             ``resample_from_infostate(player, sampler)`` re-deals what ``player``
                        cannot see (``FortState.resample_hidden``); OpenSpiel's IS-MCTS uses it
+Bots                   OpenSpiel's Python bots (MCTS, IS-MCTS) play it; wrap them in
+                       :class:`RestartableBot` for ``evaluate_bots`` (it calls ``restart_at``)
 Max game length        ``MAX_GAME_LENGTH`` decisions (random games here last 300-550); a bound
                        for tools that need one, not a rule of the game
 =====================  =======================================================================
@@ -48,7 +50,10 @@ from fort_env.core import FortGame, FortState
 from fort_env.game.errors import ConfigError
 from fort_env.views.text import state_to_string
 
-__all__ = ["GAME_NAME", "MAX_GAME_LENGTH", "FortObserver", "OpenSpielFortGame", "OpenSpielState"]
+__all__ = [
+    "GAME_NAME", "MAX_GAME_LENGTH", "FortObserver", "OpenSpielFortGame", "OpenSpielState",
+    "RestartableBot",
+]  # fmt: skip
 
 GAME_NAME = "python_fort"
 MAX_GAME_LENGTH = 5000
@@ -183,6 +188,40 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
 
     def __str__(self) -> str:
         return "chance: the deal" if self.fort is None else state_to_string(self.fort)
+
+
+class RestartableBot(pyspiel.Bot):  # type: ignore[misc]
+    """A bot that ``open_spiel.python.algorithms.evaluate_bots`` can run: it adds ``restart_at``
+    to a bot that keeps no state between its decisions.
+
+    ``evaluate_bots`` starts by calling ``bot.restart_at(state)``, which OpenSpiel's Python
+    ``ISMCTSBot`` and ``MCTSBot`` do not implement ("RestartAt(state) not implemented"). They
+    search afresh from each state they are given, so restarting them anywhere is
+    ``restart()``: this wrapper says so and passes ``step``, ``inform_action`` and ``restart``
+    through::
+
+        bots = [RestartableBot(ismcts.ISMCTSBot(game, evaluator, 2.0, 100)) for _ in range(2)]
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+
+    Do not wrap a bot that tracks the game (one that needs ``inform_action`` to follow it): its
+    own ``restart_at`` is the one to implement.
+    """
+
+    def __init__(self, bot: Any) -> None:
+        pyspiel.Bot.__init__(self)
+        self.bot = bot
+
+    def step(self, state: pyspiel.State) -> int:
+        return int(self.bot.step(state))
+
+    def restart(self) -> None:
+        self.bot.restart()
+
+    def restart_at(self, state: pyspiel.State) -> None:
+        self.bot.restart()
+
+    def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+        self.bot.inform_action(state, player_id, action)
 
 
 class FortObserver:
