@@ -23,9 +23,9 @@ from fort_env.game import actions as A
 from fort_env.game import validation
 from fort_env.game.constants import TERMINAL_PLAYER
 from fort_env.game.decisions import Decision, DecisionKind
-from fort_env.game.errors import ConfigError, IllegalActionError
+from fort_env.game.errors import ConfigError, IllegalActionError, describe
 from fort_env.game.facts import SETUPS, GameFacts
-from fort_env.game.inputs import as_action
+from fort_env.game.inputs import as_action, check_seed
 from fort_env.game.rules import deal, flow, handlers, legality, search
 from fort_env.game.rules.base import SEARCHED_STAGES
 from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN, ST_OVER
@@ -86,6 +86,15 @@ def _backend(backend: str | None) -> str:
     return name
 
 
+def _check_first_player(value: Any, n: int) -> None:
+    """Refuse a ``first_player`` that is not an int (``True`` is not seat 1) or not a seat."""
+    is_int = isinstance(value, (int, np.integer)) and not isinstance(
+        value, (bool, np.bool_, np.timedelta64)
+    )
+    if not is_int or not 0 <= int(value) < n:
+        raise ConfigError(f"first_player must be in [0, {n}), got {describe(value)}")
+
+
 class FortGame(GameFacts):
     """A Fort game: its facts (:class:`~fort_env.game.facts.GameFacts`: the arguments
     ``num_players``, ``setup``, ``cards`` and the errors raised are documented there), plus
@@ -125,8 +134,13 @@ class FortGame(GameFacts):
             first_player: the starting seat, or ``None`` to draw it at random (step 1).
 
         Raises:
-            ConfigError: a seed that is not an int in range, or a bad ``first_player``.
+            ConfigError: a seed that is not an int in range, or a ``first_player`` that is not
+                ``None`` or an int (a Python int or numpy integer; not a bool) in
+                ``[0, num_players)``; the same message on both backends.
         """
+        seed = check_seed(seed)  # here, for both backends: one message for any bad seed
+        if first_player is not None:
+            _check_first_player(first_player, self.num_players)
         if self.backend != "python":
             return STATE_CLASSES[self.backend].deal(self, seed, first_player)  # type: ignore[no-any-return]
         return deal.new_state(FortState, self, seed, first_player)

@@ -34,11 +34,12 @@ from pathlib import Path
 from typing import Any
 
 from fort_env.core import FortGame, FortState
-from fort_env.game.errors import FortError, IllegalActionError
-from fort_env.game.inputs import SEED_RANGE, is_seed
+from fort_env.game.errors import FortError, IllegalActionError, InputFileError, describe
+from fort_env.game.inputs import SEED_RANGE, is_seed, read_text_file
 
 RECORD_FORMAT = "fort-env-record"
 RECORD_VERSION = 1
+MAX_RECORD_BYTES = 16 * 2**20  # the size limit of a record file (read_text_file)
 
 
 class RecordError(FortError, ValueError):
@@ -117,7 +118,7 @@ def validate_record(record: Any) -> dict[str, Any]:
 
 
 def _bad(field: str, expected: str, got: Any) -> RecordError:
-    return RecordError(f"field {field!r}: expected {expected}, got {got!r}")
+    return RecordError(f"field {field!r}: expected {expected}, got {describe(got)}")
 
 
 def _is_int(x: Any) -> bool:
@@ -149,14 +150,16 @@ def replay(
         try:
             state.apply_action(action)
         except IllegalActionError as e:
-            raise RecordError(f"actions[{i}] = {action} does not replay: {e}") from e
+            raise RecordError(f"actions[{i}] = {describe(action)} does not replay: {e}") from e
     result = record.get("result")
     if result is not None:
         if not state.is_terminal():
             raise RecordError("the record has a result but its actions do not finish the game")
         replayed = _result(state)
         if replayed != {"scores": result["scores"], "winners": result["winners"]}:
-            raise RecordError(f"replayed result {replayed} differs from the record's {result}")
+            raise RecordError(
+                f"replayed result {replayed} differs from the record's {describe(result)}"
+            )
     return state
 
 
@@ -175,15 +178,20 @@ def load_record(path: str | Path) -> dict[str, Any]:
     """Read and check a record saved by :func:`save_record`.
 
     Raises:
-        RecordError: the file is not JSON or not a record.
-        OSError: the file cannot be read.
+        RecordError: the file is missing, not a regular file (a directory, a FIFO: never read,
+            so never blocks), unreadable, over ``MAX_RECORD_BYTES`` (16 MiB), not UTF-8, not
+            JSON or not a record.
     """
     try:
-        record = json.loads(Path(path).read_text(encoding="utf-8"))
+        text = read_text_file(path, "record", MAX_RECORD_BYTES)
+    except InputFileError as e:
+        raise RecordError(str(e)) from None
+    try:
+        record = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecordError(f"{path}: not JSON: {e}") from e
-    except UnicodeDecodeError as e:
-        raise RecordError(f"{path}: not UTF-8 text: {e}") from e
+    except ValueError as e:  # an integer past Python's 4,300-digit limit
+        raise RecordError(f"{path}: not a record: {e}") from e
     except RecursionError as e:  # json's decoder recurses once per nesting level
         raise RecordError(f"{path}: JSON nested too deeply to be a record") from e
     return validate_record(record)

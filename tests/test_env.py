@@ -420,26 +420,55 @@ def test_env_plays_exactly_as_in_pettingzoos_own_wrappers(num_players: int) -> N
     assert fast.unwrapped.to_record() == plain.unwrapped.to_record()
 
 
-BAD_ACTIONS = [-1, 676, 10**20, None, 2.0, "1", True, np.int64(676), np.uint64(3)]
+# What the raw env refuses (TypeError, IllegalActionError, ValueError for None): the wrapped env
+# refuses it with the raw env's error (issue 26), where PettingZoo's wrappers would raise
+# AssertionError (numpy's ValueError for True).
+REFUSED_ACTIONS = [
+    -1, 676, 10**20, 10**5000, None, 2.0, "1", True, np.bool_(True), np.int64(676),
+    np.timedelta64(3), np.array([3]),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize("action", [*BAD_ACTIONS, "illegal", "illegal_np", "legal_np"])
-def test_env_checks_actions_as_pettingzoos_own_wrappers(action: Any) -> None:
-    """Actions out of the action space, illegal ones (the game ends, -1 to the offender),
-    numpy ints: the same outcome as with PettingZoo's wrappers, and the same episode after."""
+@pytest.mark.parametrize("action", REFUSED_ACTIONS, ids=lambda a: type(a).__name__)
+def test_env_refuses_what_the_raw_env_refuses_with_its_error(action: Any) -> None:
+    fast, raw, plain = (
+        fort_env.env(num_players=3), fort_env.raw_env(num_players=3),
+        pettingzoo_wrapped(num_players=3),
+    )  # fmt: skip
+    for e in (fast, raw, plain):
+        e.reset(seed=7)
+        play(e, np.random.default_rng(7), steps=20)
+    before = fast.unwrapped.fort_state().to_dict()
+    refused = _outcome(lambda: fast.step(action))
+    assert refused[0] != "ok" and refused == _outcome(lambda: raw.step(action))
+    assert fast.unwrapped.fort_state().to_dict() == before
+    _finish_like(fast, plain)
+
+
+@pytest.mark.parametrize(
+    "action", ["illegal", "illegal_np", "legal_np", "illegal_uint64", "legal_uint64"]
+)
+def test_env_takes_in_range_actions_as_pettingzoos_own_wrappers(action: Any) -> None:
+    """An in-range action, numpy integers included (np.uint64 too, which PettingZoo's
+    AssertOutOfBoundsWrapper refuses): the outcome of PettingZoo's wrappers given it as a
+    Python int (an illegal one ends the game, -1 to the offender), and the same episode."""
     fast, plain = fort_env.env(num_players=3), pettingzoo_wrapped(num_players=3)
     for e in (fast, plain):
         e.reset(seed=7)
         play(e, np.random.default_rng(7), steps=20)
     mask = plain.last()[0]["action_mask"]
-    kind = action if isinstance(action, str) else None
-    if kind == "illegal":
-        action = int(np.flatnonzero(mask == 0)[0])
-    elif kind == "illegal_np":
-        action = np.int32(np.flatnonzero(mask == 0)[-1])
-    elif kind == "legal_np":
-        action = np.int64(np.flatnonzero(mask)[0])
-    assert _outcome(lambda: fast.step(action)) == _outcome(lambda: plain.step(action))
+    illegal, legal = np.flatnonzero(mask == 0), np.flatnonzero(mask)
+    chosen = {
+        "illegal": int(illegal[0]), "illegal_np": np.int32(illegal[-1]),
+        "legal_np": np.int64(legal[0]), "illegal_uint64": np.uint64(illegal[1]),
+        "legal_uint64": np.uint64(legal[-1]),
+    }[action]  # fmt: skip
+    assert _outcome(lambda: fast.step(chosen)) == _outcome(lambda: plain.step(int(chosen)))
+    _finish_like(fast, plain)
+
+
+def _finish_like(fast: Any, plain: Any) -> None:
+    """Play both envs to the end with the same actions: the same episode throughout."""
     rng = np.random.default_rng(1)
     while plain.agents:
         assert _snapshot(fast) == _snapshot(plain)

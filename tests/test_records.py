@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +204,70 @@ def test_a_seed_out_of_range_is_refused_at_the_deal(seed: object) -> None:
 
     with pytest.raises(ConfigError, match="seed must be an int in"):
         FortGame(2).new_initial_state(seed=seed)  # type: ignore[arg-type]
+
+
+def _load_in_thread(call: Any, fifo: Path) -> list[BaseException]:
+    """``call()`` in a thread; if it blocks (on the FIFO), free it and fail."""
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(5)
+        pytest.fail(f"reading {fifo} blocked")
+    return outcome
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "directory", "not UTF-8", "missing", "symlink loop"])
+def test_a_record_path_that_is_not_a_text_file_is_record_error(tmp_path: Path, kind: str) -> None:
+    """Issue 26: a FIFO blocked forever; a directory, bad bytes or a loop raised OSError or
+    UnicodeDecodeError."""
+    path = tmp_path / "game.json"
+    if kind == "FIFO":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "not UTF-8":
+        path.write_bytes(b'{"format": "\xff"}')
+    elif kind == "symlink loop":
+        path.symlink_to(tmp_path / "loop")
+        (tmp_path / "loop").symlink_to(path)
+    outcome = _load_in_thread(lambda: load_record(path), path)
+    assert len(outcome) == 1 and isinstance(outcome[0], RecordError), outcome
+    assert str(path) in str(outcome[0])
+
+
+def test_a_record_whose_card_directory_holds_a_fifo_is_refused(tmp_path: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    cards = tmp_path / "cards"
+    shutil.copytree(Path(fort_env.__file__).parent / "data", cards)
+    (cards / "rules.toml").unlink()
+    os.mkfifo(cards / "rules.toml")
+    record = make_record({"num_players": 2, "setup": "basic", "cards": str(cards)}, 1, [])
+    outcome = _load_in_thread(lambda: replay(record), cards / "rules.toml")
+    assert len(outcome) == 1 and isinstance(outcome[0], fort_env.CardDataError), outcome
+    assert "FIFO" in str(outcome[0])
+
+
+def test_huge_ints_in_a_record_are_record_errors(tmp_path: Path) -> None:
+    """Issue 26: json's 4,300-digit ValueError escaped load_record; a 5,000-digit action or
+    seed in a record dict raised repr's ValueError from the message."""
+    path = tmp_path / "game.json"
+    path.write_text('{"seed": ' + "7" * 5000 + "}")
+    with pytest.raises(RecordError, match="4300"):
+        load_record(path)
+    record = make_record({"num_players": 2, "setup": "basic", "cards": None}, 1, [])
+    for field, value in (("seed", 10**5000), ("actions", [10**5000])):
+        with pytest.raises(RecordError, match="an int of 5001 digits"):
+            replay({**record, field: value})

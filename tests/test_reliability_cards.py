@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import fort_env
 from fort_env import CardDataError, FortGame
+from fort_env.game.cards import (
+    MAX_ACTION_NESTING,
+    MAX_ACTION_STEPS,
+    MAX_BOARDS,
+    MAX_CARD_FILE_BYTES,
+    MAX_COPIES,
+    MAX_LEVEL_POINTS,
+    MAX_STEP_COST,
+    parse_action,
+)
+from fort_env.native import backend as cpp_backend
 
 DATA = Path(fort_env.__file__).parent / "data"
 
@@ -143,3 +157,214 @@ def test_not_a_table_names_the_entry(tmp_path: Path) -> None:
         FortGame(2, cards=str(root))
     assert (err.value.card, err.value.field) == ("#2", "card")
     assert "expected a [[card]] table, got 1" in str(err.value)
+
+
+# ------------------------------------------------------------------ issue 26: numbers, files
+BONES_PUBLIC = 'name = "Bones"\nsuits = ["book"]\npublic = "gather(pizza) -> pack"'
+SHIPPED_POINTS = "victory_points = [0, 0, 1, 3, 9, 23]"
+LAST_STEP = "toys = 2\npizza = 2\neither = 2"
+
+
+def _numbers_at(tmp_path: Path, points: int, cost: int, mult: int) -> Path:
+    root = _copy(tmp_path, "fort.toml", SHIPPED_POINTS, f"victory_points = {[points] * 6}")
+    fort = (root / "fort.toml").read_text()
+    assert fort.count(LAST_STEP) == 1
+    (root / "fort.toml").write_text(
+        fort.replace(LAST_STEP, f"toys = {cost}\npizza = 2\neither = 2")
+    )
+    cards = (root / "cards.toml").read_text()
+    assert BONES_PUBLIC in cards
+    new = BONES_PUBLIC.replace("gather(pizza) -> pack", f"score x {mult}")
+    (root / "cards.toml").write_text(cards.replace(BONES_PUBLIC, new))
+    return root
+
+
+def _play(game: FortGame, seed: int) -> tuple[list[dict[str, int]], list[int], int]:
+    state = game.new_initial_state(seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        steps += 1
+    return state.score_breakdown(), state.winners(), steps
+
+
+@pytest.mark.skipif(not cpp_backend.available(), reason="the C++ core is not usable")
+def test_numbers_at_their_limits_play_alike_on_both_backends(tmp_path: Path) -> None:
+    """Victory points 999, a step cost 99 and a multiplier of 128 load and play the same game
+    on both engines (issue 26: 2**31 - 1 points loaded, then the C++ totals overflowed)."""
+    root = _numbers_at(tmp_path, MAX_LEVEL_POINTS, MAX_STEP_COST, MAX_ACTION_STEPS)
+    py, cpp = (
+        FortGame(2, cards=str(root), backend="python"),
+        FortGame(2, cards=str(root), backend="cpp"),
+    )
+    assert py.card_set.level_points == (MAX_LEVEL_POINTS,) * 6
+    for seed in (0, 1):
+        rows, winners, steps = _play(py, seed)
+        assert _play(cpp, seed) == (rows, winners, steps)
+        assert all(row["fort_level"] == MAX_LEVEL_POINTS for row in rows)
+        assert max(row["total"] for row in rows) <= np.iinfo(np.int16).max
+
+
+@pytest.mark.parametrize(
+    ("points", "cost", "mult", "file", "card", "field", "limit"),
+    [
+        (MAX_LEVEL_POINTS + 1, 2, 2, "fort.toml", "fort track", "victory_points[0]", "[0, 999]"),
+        (2**31 - 1, 2, 2, "fort.toml", "fort track", "victory_points[0]", "[0, 999]"),
+        (10**4000, 2, 2, "fort.toml", "fort track", "victory_points[0]", "[0, 999]"),
+        (0, MAX_STEP_COST + 1, 2, "fort.toml", "step 4->5", "toys", "[0, 99]"),
+        (0, 2**40, 2, "fort.toml", "step 4->5", "toys", "[0, 99]"),
+        (0, 2, MAX_ACTION_STEPS + 1, "cards.toml", "Bones", "public", "1..128"),
+        (0, 2, 0, "cards.toml", "Bones", "public", "1..128"),
+        (0, 2, 10**150, "cards.toml", "Bones", "public", "1..128"),
+    ],
+    ids=[
+        "points+1",
+        "points 2**31-1",
+        "points 4001 digits",
+        "cost+1",
+        "cost 2**40",
+        "mult+1",
+        "mult 0",
+        "mult 151 digits",
+    ],
+)
+def test_numbers_past_their_limits_are_refused_by_name(
+    tmp_path: Path, points: int, cost: int, mult: int, file: str, card: str, field: str, limit: str
+) -> None:
+    root = _numbers_at(tmp_path, points, cost, mult)
+    with pytest.raises(CardDataError) as err:
+        FortGame(2, cards=str(root), backend="python")
+    e = err.value
+    assert (Path(e.path).name, e.card, e.field) == (file, card, field)
+    assert limit in e.problem and len(str(e)) < 400
+
+
+@pytest.mark.parametrize(("copies", "ok"), [(MAX_COPIES, True), (MAX_COPIES + 1, False)])
+def test_copies_limit(tmp_path: Path, copies: int, ok: bool) -> None:
+    """One Park card of 60 copies is a whole deck; 61 is refused naming the card."""
+    park = '[[card]]\nname = "Solo"\nsuits = ["book"]\npublic = "score"\nprivate = "pack"\n'
+    text = (DATA / "cards.toml").read_text()
+    friends = "[[card]]" + "[[card]]".join(c for c in text.split("[[card]]")[1:] if "board =" in c)
+    root = _copy(tmp_path, "cards.toml", None, park + f"copies = {copies}\n\n" + friends)
+    if ok:
+        game = FortGame(2, cards=str(root), backend="python")
+        assert sum(c.name == "Solo" for c in game.cards) == MAX_COPIES
+    else:
+        with pytest.raises(CardDataError) as err:
+            FortGame(2, cards=str(root))
+        assert (err.value.card, err.value.field) == ("Solo", "copies")
+        assert "[1, 60]" in err.value.problem
+
+
+def test_too_many_boards_are_refused(tmp_path: Path) -> None:
+    extra = "".join(
+        f'[[card]]\nname = "F{i}{j}"\nsuits = ["book"]\npublic = ""\nprivate = "score"\n'
+        f'board = "extra{i}"\n\n'
+        for i in range(MAX_BOARDS - 4 + 1)
+        for j in range(2)
+    )
+    root = _copy(tmp_path, "cards.toml", None, (DATA / "cards.toml").read_text() + "\n" + extra)
+    with pytest.raises(CardDataError) as err:
+        FortGame(2, cards=str(root))
+    assert (err.value.card, err.value.field) == (f"extra{MAX_BOARDS - 4}", "board")
+    assert f"the limit is {MAX_BOARDS}" in err.value.problem
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("(" * 800 + "score" + ")" * 800, "characters; the limit is 200"),
+        ("(" * 9 + "score" + ")" * 9, "parentheses 9 deep; the limit is 8"),
+        (" -> ".join(["score"] * 3000), "characters; the limit is 200"),
+        ("score" + " " * 300, "characters; the limit is 200"),
+    ],
+    ids=["800 parentheses", "9 parentheses", "3000-step chain", "long text"],
+)
+def test_deep_or_long_actions_are_refused_before_parsing(
+    tmp_path: Path, text: str, words: str
+) -> None:
+    """Issue 26: these raised RecursionError from the parser's tree walk."""
+    new = BONES_PUBLIC.replace('"gather(pizza) -> pack"', f'"{text}"')
+    root = _copy(tmp_path, "cards.toml", BONES_PUBLIC, new)
+    with pytest.raises(CardDataError) as err:
+        FortGame(2, cards=str(root))
+    assert (err.value.card, err.value.field) == ("Bones", "public")
+    assert words in err.value.problem
+    assert parse_action("(" * MAX_ACTION_NESTING + "score" + ")" * MAX_ACTION_NESTING)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("victory_points = " + "[" * 3000 + "]" * 3000, "nested too deeply"),
+        ("a = " + "{b = " * 3000 + "1" + "}" * 3000, "nested too deeply"),
+        ("victory_points = [" + "9" * 5000 + "]", "4300"),
+    ],
+    ids=["3000 arrays", "3000 inline tables", "5000-digit int"],
+)
+def test_toml_that_python_cannot_read_is_card_data_error(
+    tmp_path: Path, text: str, words: str
+) -> None:
+    """Issue 26: tomllib raised RecursionError and ValueError."""
+    root = _copy(tmp_path, "fort.toml", None, text)
+    with pytest.raises(CardDataError) as err:
+        FortGame(2, cards=str(root))
+    assert (Path(err.value.path).name, err.value.card, err.value.field) == ("fort.toml", None, None)
+    assert words in err.value.problem
+
+
+def _replace_with(path: Path, kind: str) -> None:
+    path.unlink()
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "symlink loop":
+        other = path.with_name("loop")
+        path.symlink_to(other)
+        other.symlink_to(path)
+    elif kind == "not UTF-8":
+        path.write_bytes(b"# caf\xe9\n")
+    elif kind == "too large":
+        path.write_text("#" * (MAX_CARD_FILE_BYTES + 1))
+    elif kind == "FIFO":
+        os.mkfifo(path)
+
+
+@pytest.mark.parametrize("filename", ["cards.toml", "fort.toml", "rules.toml", "perks.toml"])
+@pytest.mark.parametrize(
+    ("kind", "words"),
+    [
+        ("directory", "is a directory"),
+        ("symlink loop", "symbolic links"),
+        ("not UTF-8", "not UTF-8 text (byte 5"),
+        ("too large", f"larger than the limit of {MAX_CARD_FILE_BYTES} bytes"),
+        ("FIFO", "is a FIFO"),
+    ],
+)
+def test_a_file_that_is_not_a_readable_text_file_is_card_data_error(
+    tmp_path: Path, filename: str, kind: str, words: str
+) -> None:
+    """Issue 26: IsADirectoryError, OSError, UnicodeDecodeError; a FIFO blocked forever."""
+    if kind == "FIFO" and not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    root = _copy(tmp_path, filename, None, (DATA / filename).read_text())
+    _replace_with(root / filename, kind)
+    outcome: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            FortGame(2, cards=str(root))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():  # blocked on the FIFO: open its other end to free the thread
+        os.close(os.open(root / filename, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(5)
+        pytest.fail(f"loading a card directory whose {filename} is a FIFO blocked")
+    assert len(outcome) == 1 and isinstance(outcome[0], CardDataError), outcome
+    e = outcome[0]
+    assert (Path(e.path), e.card, e.field) == (root / filename, None, None)
+    assert words in e.problem

@@ -12,6 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fort_env import FortGame, FortState, StateError
+from fort_env.game.inputs import describe
+from fort_env.native import backend as cpp_backend
+from fort_env.native.backend import CppFortState
 from tests.scenario import act, build
 from tests.state_fuzz import CONFIGS, make_bases, try_mutation
 
@@ -195,3 +198,56 @@ def test_a_play_that_cannot_be_completed_is_refused() -> None:
     d["players"][0]["stuff_pizza"] = d["players"][0]["stuff_toys"] = 0
     with pytest.raises(StateError, match=r"ctx\.stage.*cannot be completed"):
         FortState.from_dict(s.game, d)
+
+
+def _nested(depth: int) -> list[Any]:
+    root: list[Any] = []
+    inner = root
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
+    return root
+
+
+HUGE = 10**5000  # past Python's 4,300-digit int-to-text limit: repr() raises ValueError
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        (("version",), True, "version"),  # True == 1: was accepted
+        (("version",), 1.0, "version"),
+        (("num_players",), 2.0, "num_players"),  # 2.0 == 2: was accepted
+        (("num_players",), np.int64(2), "num_players"),
+        (("setup",), ["basic"], "setup"),
+        (("version",), HUGE, "version"),
+        (("num_players",), HUGE, "num_players"),
+        (("card_set",), HUGE, "card_set"),
+        (("card_set",), _nested(100_000), "card_set"),
+        (("cards", 0, "owner"), HUGE, "cards[0].owner"),
+        (("cards", 0, "zone"), _nested(100_000), "cards[0]"),
+        (("players", 0, "score"), -HUGE, "players[0].score"),
+        (("ctx", "seed"), HUGE, "ctx.seed"),
+        (("perks", "Bribe"), HUGE, "perks.Bribe"),
+        (("cards",), _nested(100_000), "cards"),
+    ],
+    ids=lambda v: describe(v)[:30],
+)
+def test_bad_scalars_and_deep_nesting_are_state_errors(
+    path: tuple[Any, ...], value: Any, field: str
+) -> None:
+    """Issue 26: ``version: True`` and ``num_players: 2.0`` loaded; 5,000-digit ints raised
+    repr's ValueError; deep nesting raised RecursionError. Both backends: one StateError."""
+    _, state = _mid_game()
+    d = state.to_dict()
+    target: Any = d
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    for backend in ("python", *(["cpp"] if cpp_backend.available() else [])):
+        game = FortGame(2, backend=backend)
+        cls = CppFortState if backend == "cpp" else FortState
+        with pytest.raises(StateError) as err:
+            cls.from_dict(game, d)
+        assert err.value.field == field
+        assert len(str(err.value)) < 600

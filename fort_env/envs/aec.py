@@ -31,10 +31,14 @@ max_decisions=None)``:
 
 ``env()`` wraps ``raw_env`` as PettingZoo's classic envs are: ``TerminateIllegalWrapper``
 (an illegal action ends the game, -1 to the agent that took it, 0 to the others),
-``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper`` (subclasses of PettingZoo's that only
-read the episode attributes faster; the checks and errors are PettingZoo's). ``raw_env`` itself
-raises :class:`~fort_env.game.errors.IllegalActionError` on an illegal action and leaves the game
-unchanged.
+``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper`` (subclasses of PettingZoo's that read
+the episode attributes faster). ``raw_env`` itself raises
+:class:`~fort_env.game.errors.IllegalActionError` on an illegal action and leaves the game
+unchanged. Both accept and refuse the same actions with the same errors: the wrapped env hands
+what the raw env refuses (not an integer: ``TypeError``; out of ``range(N)``:
+``IllegalActionError``; ``None`` for an agent that is not done, an action for one that is:
+``ValueError``) to the raw env, which raises, before any wrapper; only an in-range illegal
+action differs: the wrapped env ends the game as ``TerminateIllegalWrapper`` does.
 
 Turn order
 ----------
@@ -346,8 +350,37 @@ class _OrderEnforcingWrapper(_ReadsRawAttributes, wrappers.OrderEnforcingWrapper
     rewards = _RawAttributeAfterReset()
     infos = _RawAttributeAfterReset()
 
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        space = self._raw.action_space(self._raw.possible_agents[0])
+        assert isinstance(space, spaces.Discrete)
+        self._num_actions = int(space.start + space.n)
+
     def __str__(self) -> str:
         return str(self.env)  # as OrderEnforcingWrapper's own: the env's name, "fort_v0"
+
+    def step(self, action: Any) -> None:
+        """As the raw env's ``step`` for what it refuses: an action that is not an integer
+        (``TypeError``), one out of range (``IllegalActionError``), ``None`` for an agent that
+        is not done (``ValueError``) and an action for a done agent (PettingZoo's
+        ``ValueError``) reach the raw env, which raises and changes nothing, before any
+        wrapper's check (PettingZoo's ``AssertOutOfBoundsWrapper`` would raise
+        ``AssertionError`` for a numpy ``uint64``, numpy's ``ValueError`` for ``True``). An
+        in-range action goes through the wrappers as a Python int: an illegal one ends the
+        game (``TerminateIllegalWrapper``)."""
+        raw = self._raw
+        if self._has_reset and raw.agents:
+            agent = raw.agent_selection
+            if raw.terminations[agent] or raw.truncations[agent]:
+                if action is not None:
+                    raw.step(action)  # raises PettingZoo's "only valid action is None"
+            else:
+                if action is None:
+                    raw.step(action)  # raises the raw env's ValueError
+                action = as_action(action)  # the raw env's TypeError
+                if not 0 <= action < self._num_actions:
+                    raw.step(action)  # raises the raw env's IllegalActionError
+        super().step(action)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """As ``AECEnv.last``; once every agent is done, the raw env's final view (not a

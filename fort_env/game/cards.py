@@ -14,6 +14,8 @@ Effect trees are tuples, cheap to walk:
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,10 +25,29 @@ from typing import Any
 from lark import Lark, LarkError, Token, Transformer
 
 from fort_env.game.constants import MADE_UP_RULES, MAX_FORT_LEVEL, PERKS, SUITS
-from fort_env.game.errors import CardDataError
+from fort_env.game.errors import CardDataError, InputFileError, describe
+from fort_env.game.inputs import read_text_file
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # fort_env/data
 PARK_DECK_SIZE = 60  # rulebook p.2 step 8; reference "Components"
+# --- limits of card data, checked at load before the value is used (docs/cards.md "Limits").
+# The C++ core gets its tables from this loader, so they hold for both engines.
+MAX_CARD_FILE_BYTES = 1 << 20  # each file: 1 MiB (the shipped cards.toml is ~10 KB)
+MAX_ACTION_TEXT = 200  # characters of one action text (the shipped longest: 37)
+MAX_ACTION_NESTING = 8  # parentheses inside parentheses in one action text (shipped: 2)
+MAX_COPIES = PARK_DECK_SIZE  # a Park card's copies: 1..60 (the deck holds 60)
+MAX_BOARDS = 16  # boards of Best Friends (a game seats 4; the shipped set has 4)
+MAX_STEP_COST = 99  # toys, pizza or either of one Fort step: 0..99 (a seat holds at most 16)
+# Victory points of one Fort Level: 0..999. The total score (Victory Track + Fort Level points
+# + made-up rule + macaroni) then fits in int16 (32,767) in either engine, the bound of the
+# state's ``players`` columns and far inside the C++ core's int32 totals: the Victory Track is
+# at most 2,279 (999, the most a saved state may hold, plus 1,280 in the round the end is
+# triggered: a seat runs at most 10 actions a round, 4 as leader (a card and a Do-Over, both
+# actions of each) and 2 following each rival's turn, of at most MAX_ACTION_STEPS = 128 steps,
+# one point a step); a made-up rule is at most 17,408 points (Big Plans: 68 cards a seat can
+# have, 2 actions each, at most 128 printed steps an action since every multiplier is >= 1);
+# 2,279 + 17,408 + 999 + 4 (macaroni) = 20,690.
+MAX_LEVEL_POINTS = 999
 
 # --- effect tree node kinds ---
 ATOM, THEN, REPEAT = 0, 1, 2
@@ -51,6 +72,12 @@ MULTS: tuple[str, ...] = ("suit", "any_suit", "fort_level", "pack_size", "lookou
 MULT_SUIT, MULT_ANY_SUIT, MULT_FORT_LEVEL, MULT_PACK_SIZE, MULT_LOOKOUT_SIZE, MULT_CONST = range(6)
 
 Effect = tuple[Any, ...]
+MAX_ACTION_STEPS = 128  # the most steps an action unrolls to (see max_steps)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 12 else f"{text[:12]}... ({len(text)} characters)"
+
 
 _GRAMMAR = r"""
     start: chain?
@@ -101,7 +128,12 @@ class _ToEffect(Transformer[Token, Effect]):
     def mult(self, items: list[Token]) -> tuple[int, int]:
         tok = items[0]
         if tok.type == "INT":
-            return (MULT_CONST, int(tok))
+            value = int(tok) if len(tok) <= 4 else MAX_ACTION_STEPS + 1  # no int() of a long one
+            if not 1 <= value <= MAX_ACTION_STEPS:
+                raise ValueError(
+                    f"multiplier {_short(str(tok))} out of range; a number is 1..{MAX_ACTION_STEPS}"
+                )
+            return (MULT_CONST, value)
         name = str(tok)
         if name in SUITS:
             return (MULT_SUIT, SUITS.index(name))
@@ -117,9 +149,25 @@ _PARSER = Lark(_GRAMMAR, parser="lalr")
 def parse_action(text: str) -> Effect | None:
     """Parse one action string into an effect tree (``None`` for a blank action).
 
+    Checked before parsing, so that no text makes the parser or a tree walk recurse deeply:
+    at most ``MAX_ACTION_TEXT`` (200) characters and ``MAX_ACTION_NESTING`` (8) levels of
+    parentheses. A constant multiplier is 1..``MAX_ACTION_STEPS`` (128).
+
     Raises:
-        ValueError: the text is malformed or names an unknown verb, suit or multiplier.
+        ValueError: the text is too long, nested too deeply, malformed, has a constant
+            multiplier out of range or names an unknown verb, suit or multiplier.
     """
+    if len(text) > MAX_ACTION_TEXT:
+        raise ValueError(f"{len(text)} characters; the limit is {MAX_ACTION_TEXT}")
+    depth = deepest = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    if deepest > MAX_ACTION_NESTING:
+        raise ValueError(f"parentheses {deepest} deep; the limit is {MAX_ACTION_NESTING}")
     try:
         tree = _PARSER.parse(text)
         return _ToEffect().transform(tree)
@@ -154,7 +202,6 @@ def effect_to_string(node: Effect | None) -> str:
 # Upper bounds of each multiplier in any game, used to refuse at load an action that could
 # unroll past MAX_ACTION_STEPS: suits on the played card, a hand of 5 plus a recycled card and
 # a full Lookout of 6, two suits each; a Pack of 6 + 2 (XXL Backpack); a Lookout of 6.
-MAX_ACTION_STEPS = 128
 _MULT_BOUND = {MULT_SUIT: 2 * (1 + 6 + 6), MULT_ANY_SUIT: 2 * (1 + 6 + 6),
                MULT_FORT_LEVEL: MAX_FORT_LEVEL, MULT_PACK_SIZE: MAX_FORT_LEVEL + 1 + 2,
                MULT_LOOKOUT_SIZE: MAX_FORT_LEVEL + 1}  # fmt: skip
@@ -279,12 +326,17 @@ class CardSet:
 
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise CardDataError(path, None, None, "file not found") from None
+        text = read_text_file(path, "card data file", MAX_CARD_FILE_BYTES)
+    except InputFileError as exc:
+        raise CardDataError(path, None, None, exc.problem) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CardDataError(path, None, None, f"not valid TOML: {exc}") from None
+    except ValueError as exc:  # an integer past Python's 4,300-digit limit
+        raise CardDataError(path, None, None, f"not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays, tables, keys
+        raise CardDataError(path, None, None, "not valid TOML: nested too deeply") from None
 
 
 def _is_int(value: object) -> bool:
@@ -308,7 +360,7 @@ def _typed(path: Path, card: object, entry: dict[str, Any], key: str, typ: type)
     else:
         ok = isinstance(value, typ)
     if not ok:
-        raise CardDataError(path, card, key, f"expected {typ.__name__}, got {value!r}")
+        raise CardDataError(path, card, key, f"expected {typ.__name__}, got {describe(value)}")
     return value
 
 
@@ -320,7 +372,7 @@ def _tables(path: Path, key: str, entries: object) -> list[dict[str, Any]]:
     for i, entry in enumerate(entries):
         if not isinstance(entry, dict):
             raise CardDataError(
-                path, f"#{i + 1}", key, f"expected a [[{key}]] table, got {entry!r}"
+                path, f"#{i + 1}", key, f"expected a [[{key}]] table, got {describe(entry)}"
             )
     return entries
 
@@ -337,14 +389,16 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
             or not all(isinstance(s, str) for s in suits)
             or any(s not in SUITS for s in suits)
         ):
-            raise CardDataError(path, name, "suits", f"need 1 or 2 of {SUITS}, got {suits!r}")
+            raise CardDataError(
+                path, name, "suits", f"need 1 or 2 of {SUITS}, got {describe(suits)}"
+            )
         parsed = {}
         for side in ("public", "private"):
             text = _need(path, name, entry, side, str)
             try:
                 parsed[side] = parse_action(text)
             except ValueError as exc:
-                raise CardDataError(path, name, side, f"{text!r}: {exc}") from None
+                raise CardDataError(path, name, side, f"{describe(text)}: {exc}") from None
             longest = max_steps(parsed[side])
             if longest > MAX_ACTION_STEPS:
                 raise CardDataError(
@@ -363,8 +417,10 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
             friends.append(item)
         else:
             copies = _need(path, name, entry, "copies", int)
-            if copies < 1:
-                raise CardDataError(path, name, "copies", f"must be >= 1, got {copies}")
+            if not 1 <= copies <= MAX_COPIES:
+                raise CardDataError(
+                    path, name, "copies", f"must be in [1, {MAX_COPIES}], got {describe(copies)}"
+                )
             park.append(item)
     total = sum(p["copies"] for p in park)
     if total != PARK_DECK_SIZE:
@@ -379,6 +435,10 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
             raise CardDataError(path, b, "board", f"board {b!r} has {n} Best Friends, need 2")
     if len(boards) < 4:
         raise CardDataError(path, None, "board", f"need 4 boards of Best Friends, got {boards}")
+    if len(boards) > MAX_BOARDS:
+        raise CardDataError(
+            path, boards[MAX_BOARDS], "board", f"{len(boards)} boards; the limit is {MAX_BOARDS}"
+        )
     ordered = [(p, None) for p in park for _ in range(p["copies"])]
     ordered += [(f, f["board"]) for b in boards for f in friends if f["board"] == b]
     kinds: dict[tuple[Any, ...], int] = {}
@@ -412,13 +472,19 @@ def _load_fort(path: Path) -> tuple[tuple[FortStep, ...], tuple[int, ...]]:
     for i, s in enumerate(steps):
         if not isinstance(s, dict):
             raise CardDataError(
-                path, f"step {i}->{i + 1}", "step", f"expected a [[step]] table, got {s!r}"
+                path, f"step {i}->{i + 1}", "step", f"expected a [[step]] table, got {describe(s)}"
             )
         unknown = set(s) - {"toys", "pizza", "either"}
         if unknown:
             raise CardDataError(path, f"step {i}->{i + 1}", sorted(unknown)[0], "unknown field")
         vals = [_need(path, f"step {i}->{i + 1}", s, k, int) for k in ("toys", "pizza", "either")]
-        if min(vals) < 0 or sum(vals) < 1:
+        for key, v in zip(("toys", "pizza", "either"), vals, strict=True):
+            if not 0 <= v <= MAX_STEP_COST:
+                raise CardDataError(
+                    path, f"step {i}->{i + 1}", key,
+                    f"must be in [0, {MAX_STEP_COST}], got {describe(v)}",
+                )  # fmt: skip
+        if sum(vals) < 1:
             raise CardDataError(path, f"step {i}->{i + 1}", "cost", f"bad cost {vals}")
         out.append(FortStep(*vals))
     points = data.get("victory_points")
@@ -428,8 +494,15 @@ def _load_fort(path: Path) -> tuple[tuple[FortStep, ...], tuple[int, ...]]:
         or not all(_is_int(p) and p >= 0 for p in points)
     ):
         raise CardDataError(
-            path, "fort track", "victory_points", f"need 6 non-negative integers, got {points!r}"
-        )
+            path, "fort track", "victory_points",
+            f"need 6 non-negative integers, got {describe(points)}",
+        )  # fmt: skip
+    for level, p in enumerate(points):
+        if p > MAX_LEVEL_POINTS:
+            raise CardDataError(
+                path, "fort track", f"victory_points[{level}]",
+                f"must be in [0, {MAX_LEVEL_POINTS}], got {describe(p)}",
+            )  # fmt: skip
     return tuple(out), tuple(points)
 
 
@@ -445,7 +518,9 @@ def _load_names(path: Path, table: str, expected: tuple[str, ...]) -> tuple[str,
             _typed(path, name, entry, key, fields[key])
         names.append(name)
     if sorted(names) != sorted(expected):
-        raise CardDataError(path, None, "name", f"need exactly {sorted(expected)}, got {names}")
+        raise CardDataError(
+            path, None, "name", f"need exactly {sorted(expected)}, got {describe(names)}"
+        )
     return expected
 
 
@@ -456,11 +531,25 @@ def load_card_set(directory: str | None = None) -> CardSet:
     Args:
         directory: a path, or ``None`` for the shipped reconstruction in ``fort_env/data``.
 
+    Each file is read with ``fort_env.game.inputs.read_text_file``: a regular file only (a
+    directory, FIFO, device or symlink loop is refused without blocking), at most
+    ``MAX_CARD_FILE_BYTES`` (1 MiB), strict UTF-8. Every number has a limit (docs/cards.md
+    "Limits"): copies 1..``MAX_COPIES`` (60), Fort step costs 0..``MAX_STEP_COST`` (99),
+    victory points 0..``MAX_LEVEL_POINTS`` (999), constant multipliers 1..``MAX_ACTION_STEPS``
+    (128), at most ``MAX_BOARDS`` (16) boards; an action text at most ``MAX_ACTION_TEXT``
+    (200) characters, ``MAX_ACTION_NESTING`` (8) parentheses deep and ``MAX_ACTION_STEPS``
+    steps unrolled.
+
     Raises:
-        CardDataError: a file is missing or malformed (names the file, card and field).
+        CardDataError: a file is missing, unreadable or malformed, or a value is past its limit
+            (names the file, card and field, and the limit).
     """
     root = Path(directory) if directory is not None else DATA_DIR
-    if not root.is_dir():
+    try:
+        is_dir = stat.S_ISDIR(os.stat(root).st_mode)
+    except (OSError, ValueError):  # missing, a symlink loop, a name too long, a NUL byte
+        is_dir = False
+    if not is_dir:
         raise CardDataError(root, None, None, "not a directory of card data")
     cards, boards = _load_cards(root / "cards.toml")
     steps, points = _load_fort(root / "fort.toml")

@@ -6,6 +6,8 @@ adds what needs the layers above (the search's tables, action handlers, observat
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from fort_env.game import actions as A
@@ -20,7 +22,7 @@ from fort_env.game.cards import (
     multipliers,
 )
 from fort_env.game.constants import COIN, MAX_PLAYERS, MIN_PLAYERS, NUM_SUITS, PERKS
-from fort_env.game.errors import ConfigError
+from fort_env.game.errors import ConfigError, describe
 
 SETUPS = ("basic", "advanced")
 
@@ -34,7 +36,8 @@ class GameFacts:
         cards: a directory of card data (``docs/cards.md``), or ``None`` for the shipped set.
 
     Raises:
-        ConfigError: a bad player count or setup name.
+        ConfigError: a bad player count or setup name, or ``cards`` not ``None``, a str or
+            an ``os.PathLike``.
         CardDataError: the card data is malformed (file, card and field named).
     """
 
@@ -46,12 +49,16 @@ class GameFacts:
             or not isinstance(num_players, int)
             or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
         ):
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if setup not in SETUPS:
-            raise ConfigError(f"setup must be one of {SETUPS}, got {setup!r}")
+            raise ConfigError(f"num_players must be 2, 3 or 4, got {describe(num_players)}")
+        if not isinstance(setup, str) or setup not in SETUPS:
+            raise ConfigError(f"setup must be one of {SETUPS}, got {describe(setup)}")
+        if cards is not None and not (
+            isinstance(cards, (str, os.PathLike)) and isinstance(os.fspath(cards), str)
+        ):
+            raise ConfigError(f"cards must be None or a path, got {describe(cards)}")
         self.num_players = num_players
         self.setup = setup
-        self.card_set: CardSet = load_card_set(None if cards is None else str(cards))
+        self.card_set: CardSet = load_card_set(None if cards is None else os.fspath(cards))
         self.cards: tuple[Card, ...] = self.card_set.cards
         self.num_cards = len(self.cards)
         self.layout = A.ActionLayout(self.num_cards)

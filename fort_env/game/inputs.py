@@ -6,27 +6,140 @@ a file) fails loudly instead of playing some action.
 
 Seeds: one range, ``[0, SEED_LIMIT)`` (``fort_env.game.constants``), checked by :func:`is_seed` at
 the deal, ``reset``, a record and a saved state alike.
+
+Files: :func:`read_text_file` is the one way fort_env reads a text file it is handed (card data,
+records): a regular file only, never blocking, at most ``max_bytes``, strict UTF-8.
+
+Messages: :func:`describe` formats any input for an error message in bounded time and length
+(an int of 5,000 digits is "an int of 5000 digits", not ``repr``'s ValueError).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Any
 
 import numpy as np
 
 from fort_env.game.constants import SEED_LIMIT
-from fort_env.game.errors import ConfigError
+from fort_env.game.errors import ConfigError, InputFileError, describe
 
 # the words of every seed error: "an int in [0, 2**62)"
+__all__ = ["SEED_RANGE", "as_action", "check_seed", "describe", "is_seed", "read_text_file"]
+
 SEED_RANGE = f"an int in [0, 2**{SEED_LIMIT.bit_length() - 1})"
 
 
+# The default size limit of :func:`read_text_file`: 16 MiB, far above any card set or record
+# fort_env writes (the shipped cards are ~10 KB; a 2,000-action record ~10 KB).
+MAX_TEXT_FILE_BYTES = 16 * 2**20
+
+
+def _shown_path(path: Any) -> str:
+    """The path for a message: whole (quoted) up to 1,000 characters."""
+    try:
+        text = os.fsdecode(path)
+    except Exception:
+        return describe(path)
+    if len(text) > 1000:
+        return f"{text[:1000]!r}... ({len(text)} characters)"
+    return repr(text)
+
+
+def read_text_file(
+    path: str | os.PathLike[str], what: str, max_bytes: int = MAX_TEXT_FILE_BYTES
+) -> str:
+    """The text of the regular file at ``path``, read at most ``max_bytes``, decoded strict UTF-8.
+
+    Never blocks: the path is checked with ``os.stat`` to be a regular file before it is opened,
+    it is opened with ``O_NONBLOCK`` (so a FIFO swapped in between does not block the open) and
+    the open file is checked again with ``os.fstat`` before a byte is read. At most
+    ``max_bytes + 1`` bytes are read, whatever the file's size.
+
+    Args:
+        path: the file (symlinks are followed; a loop is refused).
+        what: what the file is for, for the message ("card data file", "record").
+        max_bytes: the size limit (default ``MAX_TEXT_FILE_BYTES``, 16 MiB).
+
+    Raises:
+        InputFileError: the file is missing, a directory, not a regular file (a FIFO, device
+            or socket), a symlink loop, unreadable, over ``max_bytes`` or not UTF-8; the message
+            names ``what``, the path and the problem. Card data re-raises it as
+            ``CardDataError`` and records as ``RecordError``.
+        TypeError: ``path`` is not a str or ``os.PathLike``.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what}: a path must be a str or os.PathLike, got {type(path).__name__}")
+    shown = _shown_path(path)
+
+    def fail(problem: str) -> InputFileError:
+        return InputFileError(what, shown, problem)
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise fail("file not found") from None
+    except (OSError, ValueError) as exc:  # ELOOP, EACCES, ENAMETOOLONG; ValueError: a NUL byte
+        raise fail(f"cannot be read: {_os_problem(exc)}") from None
+    if not stat.S_ISREG(mode):
+        raise fail(_not_regular(mode))
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except (OSError, ValueError) as exc:
+        raise fail(f"cannot be read: {_os_problem(exc)}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # swapped for another kind of file after the stat
+            raise fail(_not_regular(mode))
+        chunks: list[bytes] = []
+        size = 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise fail(f"cannot be read: {_os_problem(exc)}") from None
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise fail(f"larger than the limit of {max_bytes} bytes")
+    data = b"".join(chunks)
+    try:
+        return data.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise fail(f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+
+
+def _os_problem(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
+
+
+def _not_regular(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a file"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (named pipe), not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a regular file"
+    return "is not a regular file"
+
+
 def is_seed(value: Any) -> bool:
-    """True if ``value`` is a seed: an int or numpy integer (not a bool) in
+    """True if ``value`` is a seed: an int or numpy integer (not a bool, not a
+    ``np.timedelta64``) in
     ``[0, SEED_LIMIT)``."""
     return (
         isinstance(value, (int, np.integer))
-        and not isinstance(value, bool)
+        and not isinstance(value, (bool, np.timedelta64))
         and 0 <= int(value) < SEED_LIMIT
     )
 
@@ -38,7 +151,7 @@ def check_seed(value: Any) -> int:
         ConfigError: not a seed ("seed must be an int in [0, 2**62), got ...").
     """
     if not is_seed(value):
-        raise ConfigError(f"seed must be {SEED_RANGE}, got {value!r}")
+        raise ConfigError(f"seed must be {SEED_RANGE}, got {describe(value)}")
     return int(value)
 
 
@@ -51,17 +164,21 @@ def as_action(action: Any) -> int:
     engine names an out-of-range action with ``IllegalActionError``).
 
     Raises:
-        TypeError: anything else (floats, strings, bools, numpy bools, arrays of another
-            shape or dtype, ``None``), naming the type.
+        TypeError: anything else (floats, strings, bools, numpy bools, ``np.timedelta64``
+            (numpy calls it an integer; it is a duration), arrays of another shape or dtype,
+            ``None``), naming the type.
     """
     if type(action) is int:  # the common case, first
         return action
-    if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+    if isinstance(action, int) and not isinstance(action, bool):
+        return int(action)
+    if isinstance(action, np.integer) and not isinstance(action, np.timedelta64):
         return int(action)
     if (
         isinstance(action, np.ndarray)
         and action.ndim == 0
         and np.issubdtype(action.dtype, np.integer)
+        and not np.issubdtype(action.dtype, np.timedelta64)
     ):
         return int(action)
     what = type(action).__name__
@@ -69,5 +186,5 @@ def as_action(action: Any) -> int:
         what = f"ndarray of dtype {action.dtype} and shape {action.shape}"
     raise TypeError(
         f"an action must be an int or a numpy integer (or a 0-d integer array), got {what}: "
-        f"{action!r}"
+        f"{describe(action)}"
     )

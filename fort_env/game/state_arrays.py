@@ -24,7 +24,7 @@ import numpy as np
 from fort_env.game.cards import MAX_ACTION_STEPS
 from fort_env.game.constants import IN_BOX, IN_STACK, MADE_UP_RULES, NUM_SUITS, PERKS, USED, ZONES
 from fort_env.game.decisions import DecisionKind
-from fort_env.game.errors import StateError
+from fort_env.game.errors import StateError, describe
 from fort_env.game.facts import config_card_set
 from fort_env.game.fields import *  # noqa: F403  (C_*/P_*: generated; re-exported for now)
 from fort_env.game.fields import (
@@ -307,14 +307,20 @@ class StateArrays:
         """
         if not isinstance(d, dict):
             raise StateError("<root>", f"expected a dict, got {type(d).__name__}")
-        if d.get("version") != STATE_VERSION:
-            raise StateError("version", f"expected {STATE_VERSION}, got {d.get('version')!r}")
-        if d.get("card_set") != config_card_set(game):
-            raise StateError("card_set", f"state is for card set {d.get('card_set')!r}, "
+        version = d.get("version")
+        if not _is_int(version, STATE_VERSION, STATE_VERSION):  # True == 1, but not a version
+            raise StateError("version", f"expected {STATE_VERSION}, got {describe(version)}")
+        card_set = d.get("card_set")
+        if not (card_set is None or isinstance(card_set, str)) or card_set != config_card_set(game):
+            raise StateError("card_set", f"state is for card set {describe(card_set)}, "
                              f"the game uses {config_card_set(game)!r}")  # fmt: skip
-        if d.get("num_players") != game.num_players or d.get("setup") != game.setup:
-            raise StateError("num_players", f"state is for {d.get('num_players')} players, "
-                             f"{d.get('setup')!r} setup; game is {game!r}")  # fmt: skip
+        num_players, setup = d.get("num_players"), d.get("setup")
+        if not _is_int(num_players, game.num_players, game.num_players):  # 3.0 is not 3 here
+            raise StateError("num_players", f"state is for {describe(num_players)} players; "
+                             f"game is {game!r}")  # fmt: skip
+        if not isinstance(setup, str) or setup != game.setup:
+            raise StateError("setup", f"state is for the {describe(setup)} setup; "
+                             f"game is {game!r}")  # fmt: skip
         s = cls.empty(game)
         cards = _get(d, "cards", list)
         if len(cards) != game.num_cards:
@@ -322,7 +328,7 @@ class StateArrays:
         for i, entry in enumerate(cards):
             where = f"cards[{i}]"
             if not isinstance(entry, dict) or entry.get("zone") not in ZONES:
-                raise StateError(where, f"bad zone in {entry!r}")
+                raise StateError(where, f"bad zone in {describe(entry)}")
             s.zone[i] = ZONES.index(entry["zone"])
             s.owner[i] = _int(entry, "owner", where, -1, game.num_players - 1)
             s.pos[i] = _int(entry, "pos", where, 0, 32767)
@@ -401,7 +407,7 @@ def _int(d: Any, key: str, where: str, lo: int, hi: int) -> int:
         raise StateError(f"{where}.{key}", "missing")
     v = d[key]
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise StateError(f"{where}.{key}", f"expected an int in [{lo}, {hi}], got {v!r}")
+        raise StateError(f"{where}.{key}", f"expected an int in [{lo}, {hi}], got {describe(v)}")
     return v
 
 
