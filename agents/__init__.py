@@ -15,8 +15,9 @@ spec                            agent
                                 compiled core is usable), e.g. ``ismcts:ms=50``
                                 (milliseconds per decision), ``ismcts:iterations=2000``
 ``ppo:PATH``                    a trained policy (registered by the training code)
-``rllib:PATH``                  a policy trained on Ray RLlib (``agents.learned.rllib_agent``; needs
-Ray) ==============================  ===============================================================
+``rllib:PATH``                  a policy trained on Ray RLlib (``agents.learned.rllib_agent``;
+                                needs Ray)
+==============================  ===============================================================
 
 ``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed).
 New kinds are added with :func:`register`. The agent protocol is in ``agents.base``.

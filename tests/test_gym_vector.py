@@ -119,3 +119,37 @@ def test_wrong_use_gets_a_clear_error() -> None:
     with pytest.raises(TypeError, match="integers"):
         envs.step(np.zeros(2, dtype=np.float32))
     envs.close()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_gymnasiums_own_vector_envs_never_hand_out_an_all_zero_mask(mode: str) -> None:
+    """Next-step autoreset: an ended env resets on the next step and ignores its action; the last
+    step's info mask allows every action, so masked sampling goes on (it raised IndexError on an
+    all-zero mask before)."""
+    envs = gymnasium.make_vec(GYM_ID, num_envs=2, vectorization_mode=mode, num_players=2)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    rng = np.random.default_rng(2)
+    _, infos = envs.reset(seed=7)
+    ended = 0
+    for _ in range(1200):
+        masks = infos["action_mask"].astype(bool)  # int8 (B, N): SingleAgentEnv's, stacked
+        _, _, terminations, _, infos = envs.step(masked_random(masks, rng))
+        for i in np.flatnonzero(terminations).tolist():
+            ended += 1
+            assert infos["action_mask"][i].all()  # the ignored step may take any action
+    assert ended >= 2
+    envs.close()
+
+
+def test_single_agent_env_last_step_mask() -> None:
+    """The last step's info mask is all ones; action_masks() says no action is legal."""
+    env = gymnasium.make(GYM_ID, num_players=2).unwrapped
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=3)
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, info = env.step(masked_random(info["action_mask"][None] == 1, rng)[0])
+    assert info["action_mask"].dtype == np.int8 and info["action_mask"].all()
+    assert not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)

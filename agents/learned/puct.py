@@ -80,8 +80,7 @@ class PUCTAgent(BaseAgent):
 
     Args:
         model: a saved policy (``NAME.safetensors``, :func:`agents.learned.ppo.load_policy`);
-        ``None``:
-            the first of :data:`DEFAULT_MODELS` that exists.
+            ``None``: the first of :data:`DEFAULT_MODELS` that exists.
         ms: time limit per searched decision in milliseconds (0: none).
         iterations: iteration limit per searched decision.
         c: the PUCT exploration constant.

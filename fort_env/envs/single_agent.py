@@ -20,8 +20,22 @@ Episode end        ``terminated=True`` when the game ends (or on an illegal acti
                    ``truncated`` is always False
 Info               ``seat``, ``action_mask`` (int8), ``game_seed``; at the end of the game also
                    ``won`` (the learner is among the winners), ``winners`` (seats) and
-                   ``opponents`` (their ``name``s, seat order)
+                   ``opponents`` (their ``name``s, seat order). The last step's
+                   ``info["action_mask"]`` is all ones (``TERMINAL_INFO_MASK``), not all zeros:
+                   see "The last step's mask" below
 =================  =============================================================================
+
+The last step's mask
+--------------------
+
+When the episode ends (``terminated``), no action is legal: :meth:`~SingleAgentEnv.action_masks`
+is all False and ``step`` raises until ``reset``. But Gymnasium's own vector envs
+(``gymnasium.make_vec(..., vectorization_mode="sync" | "async")``) reset an ended env on the
+*next* ``step`` and ignore the action passed to it there, and a policy samples that action from
+the last ``info["action_mask"]`` it was given: an all-zero mask would break every masked
+sampler (no legal choice). So the last step's ``info["action_mask"]`` allows every action:
+whatever the policy samples for that ignored step is fine. No all-zero mask reaches a policy
+through ``info`` (the C++ batch, ``fort_env.envs.gym_vector``, resets in the same step instead).
 
 Whose observation, whose reward
 -------------------------------
@@ -97,7 +111,7 @@ from fort_env.envs.aec import (
     observation_box,
 )
 from fort_env.game.errors import ConfigError
-from fort_env.game.inputs import as_action
+from fort_env.game.inputs import as_action, check_seed
 from fort_env.views.text import state_to_string
 
 __all__ = [
@@ -186,6 +200,12 @@ class _UniformRandom:
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
         legal = info["legal_actions"]
         return int(legal[int(self.rng.integers(len(legal)))])
+
+
+def _terminal_info_mask(mask: np.ndarray) -> np.ndarray:
+    """The last step's ``info["action_mask"]``: all ones, int8, shaped as ``mask`` (module
+    docstring, "The last step's mask")."""
+    return np.ones(mask.shape, dtype=np.int8)
 
 
 class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -319,13 +339,19 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         """Deal a new game and play the opponents up to the learner's first decision.
 
         Args:
-            seed: seeds the env's generator (episodes restart their seat rotation).
+            seed: seeds the env's generator (episodes restart their seat rotation): ``None``
+                or an int in ``[0, 2**62)`` (``fort_env.game.inputs.check_seed``; not a bool).
             options: ``{"seat": k}`` seats the learner at ``k`` for this episode only.
+
+        Raises:
+            ConfigError: a seed that is not ``None`` or an int in range, or a bad seat.
 
         Returns:
             The learner's observation (float32 ``(D,)``) and ``info`` (``seat``,
             ``action_mask`` int8 ``(N,)``, ``game_seed``).
         """
+        if seed is not None:
+            seed = check_seed(seed)  # the one seed range (True, 1.5, -1 are not seeds)
         super().reset(seed=seed)
         rng = self.np_random
         if seed is not None:
@@ -383,7 +409,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             info = self._info()
             info["illegal_action"] = True
             self._mask = np.zeros_like(self._mask)
-            info["action_mask"] = self._mask.astype(np.int8)
+            info["action_mask"] = _terminal_info_mask(self._mask)
             return self._observe(), self.illegal_reward, True, False, info
         state.apply_action(a)
         self._play_opponents()
@@ -400,6 +426,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             info["won"] = self._seat in winners
             info["winners"] = winners
             info["opponents"] = [getattr(o, "name", repr(o)) for o in self._opponents]
+            info["action_mask"] = _terminal_info_mask(self._mask)
         if self.render_mode == "human":
             self.render()
         return self._observe(), reward, terminated, False, info
