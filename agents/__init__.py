@@ -15,12 +15,20 @@ spec                            agent
                                 compiled core is usable), e.g. ``ismcts:ms=50``
                                 (milliseconds per decision), ``ismcts:iterations=2000``
 ``ppo:PATH``                    a trained policy (registered by the training code)
-``rllib:PATH``                  a policy trained on Ray RLlib (``agents.learned.rllib_agent``;
-                                needs Ray)
+``rllib:PATH:trusted=1``        a policy trained on Ray RLlib (``agents.learned.rllib_agent``;
+                                needs Ray; its checkpoints are pickled, hence ``trusted=1``)
 ==============================  ===============================================================
 
 ``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed).
 New kinds are added with :func:`register`. The agent protocol is in ``agents.base``.
+
+Trust: ``trusted=1`` lets ``ppo:`` load a pickled SB3 ``.zip`` and ``rllib:`` a Ray checkpoint
+(pickles: loading one runs any code its author put in it). It is taken only from the caller:
+the Python code that calls :func:`make`, or the command line of this invocation
+(``--trust-pickle``). A spec read from a file (a run folder's ``config.json`` or
+``checkpoints/state.json``, a record, a config) goes through :func:`check_file_spec`, which
+refuses one that asks for trust (:class:`~fort_env.game.errors.ConfigError` naming the file):
+refused rather than silently downgraded, so the user learns that the file asked for it.
 """
 
 from __future__ import annotations
@@ -34,9 +42,9 @@ from agents.bots.random_agent import RandomAgent
 from agents.view import SeatView
 
 __all__ = [
-    "HEURISTIC", "Agent", "BaseAgent", "BuilderAgent", "HeuristicAgent", "LazyObservation",
-    "MissingInfoError", "OpportunistAgent", "RandomAgent", "ScorerAgent", "SeatView",
-    "available", "make", "register",
+    "HEURISTIC", "PICKLED_KINDS", "Agent", "BaseAgent", "BuilderAgent", "HeuristicAgent",
+    "LazyObservation", "MissingInfoError", "OpportunistAgent", "RandomAgent", "ScorerAgent",
+    "SeatView", "asks_trust", "available", "check_file_spec", "make", "register", "with_trust",
 ]  # fmt: skip
 
 # The strongest heuristic, measured by `fort-env tournament` (see the module's tests/notes).
@@ -86,6 +94,55 @@ def parse_kwargs(args: str | None) -> dict[str, Any]:
                 continue
         out[key.strip()] = value
     return out
+
+
+# The kinds whose files may be pickled, loaded only with ``trusted=1`` (module docstring).
+PICKLED_KINDS = ("ppo", "rllib")
+TRUST_KEY = "trusted"
+
+
+def asks_trust(spec: str) -> bool:
+    """Whether ``spec`` carries a ``trusted=`` argument other than ``trusted=0`` (in any
+    position, with any spacing: the check is on the raw ``:``-separated parts, so nothing
+    that :func:`parse_kwargs` would read as trust slips past)."""
+    for part in spec.split(":")[1:]:
+        key, sep, raw = part.partition("=")
+        if sep and key.strip() == TRUST_KEY and raw.strip() not in ("0", "0.0", "False"):
+            return True
+    return False
+
+
+def check_file_spec(spec: object, source: object) -> str:
+    """``spec``, an agent spec read from the file ``source``, if it is a string that does not
+    ask for trust (module docstring: trust comes only from the caller, never from a file).
+
+    Raises:
+        ConfigError: ``spec`` is not a non-empty string, or it asks for ``trusted=1`` (the
+            message names ``source`` and says how to load such a model instead).
+    """
+    from fort_env.game.errors import ConfigError, describe
+
+    if not isinstance(spec, str) or not spec.strip() or len(spec) > 4096:
+        raise ConfigError(
+            f"{source}: an agent spec must be a non-empty string, got {describe(spec)}"
+        )
+    if asks_trust(spec):
+        raise ConfigError(
+            f"{source}: agent spec {spec!r} asks for trusted=1 (unpickling its model file); "
+            "trust is never taken from a file, only from this command's --trust-pickle or the "
+            "calling code. Convert an SB3 .zip you trust once "
+            "(agents.learned.policy_file.convert_sb3_zip) and name the converted model instead"
+        )
+    return spec
+
+
+def with_trust(spec: str) -> str:
+    """``spec`` with ``trusted=1`` added if it names a kind that may load a pickle
+    (:data:`PICKLED_KINDS`) and does not say ``trusted=`` already (``--trust-pickle``)."""
+    name = spec.strip().partition(":")[0]
+    if name not in PICKLED_KINDS or asks_trust(spec) or f"{TRUST_KEY}=" in spec:
+        return spec
+    return f"{spec}:{TRUST_KEY}=1"
 
 
 def make(spec: str, seed: int | None = None) -> Agent:

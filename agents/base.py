@@ -109,20 +109,42 @@ def legal_from(observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -
 _DEFAULT_GAMES: dict[int, FortGame] = {}
 
 
-def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+def masked_softmax(logits: np.ndarray, legal: np.ndarray, source: object = None) -> np.ndarray:
     """A policy's action probabilities over the legal actions only.
 
     Args:
         logits: shape ``(N,)``, any float dtype; legal: bool ``(N,)``, at least one True.
+        source: the model, for the message (its path; default "the policy").
 
     Returns:
         float64 ``(N,)``, zero on illegal actions, summing to 1 (computed in float64 so that
         ``rng.choice`` accepts it).
+
+    Raises:
+        ModelFileError: a legal action's logit is NaN or infinite (overflowing weights): no
+            action is picked from such logits (``argmax`` of NaN could be an illegal one).
     """
     z = np.asarray(logits, dtype=np.float64).copy()
+    check_logits(z[legal], source)
     z[~legal] = -np.inf
     probs = np.exp(z - z[legal].max())
     return probs / probs.sum()
+
+
+def check_logits(logits: np.ndarray, source: object = None) -> None:
+    """Raise ``ModelFileError`` if any of ``logits`` (the legal actions') is not finite.
+
+    Raises:
+        ModelFileError: NaN or infinite logits, naming ``source`` (default "the policy").
+    """
+    if not np.isfinite(logits).all():
+        from fort_env.game.errors import ModelFileError
+
+        raise ModelFileError(
+            source if source is not None else "the policy",
+            "its logits for this observation are not finite (NaN or infinite: the weights "
+            "overflow); no action is taken from them",
+        )
 
 
 def act_on_probabilities(probs: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:

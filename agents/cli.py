@@ -179,10 +179,11 @@ def _check_agents(specs: list[str], option: str) -> None:
 
 
 def _trusted(spec: str) -> str:
-    """``ppo:PATH[:ARGS]`` with ``trusted=1`` added (``--trust-pickle``); other specs as given."""
-    if not spec.startswith("ppo:") or "trusted=" in spec:
-        return spec
-    return f"{spec}:trusted=1"
+    """``ppo:PATH[:ARGS]`` or ``rllib:PATH[:ARGS]`` with ``trusted=1`` added
+    (``--trust-pickle``); other specs as given."""
+    from agents import with_trust
+
+    return with_trust(spec)
 
 
 def _check_out_dir(out: str) -> None:
@@ -269,8 +270,9 @@ def register(app: Any) -> None:
             bool,
             typer.Option(
                 "--trust-pickle",
-                help="Let ppo: agents load Stable-Baselines3 .zip files. They are pickled: "
-                "loading one runs any code its author put in it. Only for files you trust.",
+                help="Let ppo: agents load Stable-Baselines3 .zip files and rllib: agents Ray "
+                "checkpoints. They are pickled: loading one runs any code its author put in "
+                "it. Only for files you trust.",
             ),
         ] = False,
     ) -> None:

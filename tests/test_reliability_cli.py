@@ -118,3 +118,98 @@ def test_the_installed_console_script(args: list[str], code: int, expected: str)
     assert run.returncode == code, run.stderr
     assert expected in run.stderr and "Traceback" not in run.stderr
     assert run.stdout == ""
+
+
+# ------------------------------------------ issue 26, item 7: run folders and crafted models
+def _run_folder(out: Path) -> Path:
+    import dataclasses
+    import json
+
+    from train import selfplay
+
+    (out / "checkpoints").mkdir(parents=True)
+    config = dataclasses.asdict(selfplay.make_config("tiny"))
+    (out / "config.json").write_text(json.dumps(config))
+    state = {"history": [], "evals": [], "best": 0.0, "last_eval": 0, "elapsed_before": 0.0}
+    state["league"] = {"bots": {"random": 1.0}, "snapshots": [], "snapshot_weight": 0.0}
+    (out / "checkpoints" / "state.json").write_text(json.dumps(state))
+    (out / "checkpoints" / "latest.safetensors").write_bytes(b"placeholder")
+    return out
+
+
+RUN_CORRUPTIONS = [
+    ("checkpoints/state.json", '{"history": []}', "field 'league': missing"),
+    ("checkpoints/state.json", "[1, 2]", "must be a JSON object"),
+    ("checkpoints/state.json", "{not json", "not JSON"),
+    ("checkpoints/state.json", b"\xff\xfe", "not UTF-8"),
+    ("checkpoints/state.json", '{"league": {"bots": [], "snapshots": [], "snapshot_weight": 0},'
+     ' "history": [], "evals": [], "best": 0, "last_eval": 0, "elapsed_before": 0}', "league.bots"),
+    ("checkpoints/state.json", '{"league": {"bots": {"random": 1}, "snapshots": [],'
+     ' "snapshot_weight": 0}, "history": [{"timesteps": "x"}], "evals": [], "best": 0,'
+     ' "last_eval": 0, "elapsed_before": 0}', "field 'history'"),
+    ("checkpoints/state.json", '{"league": {"bots": {"random": 1}, "snapshots": [],'
+     ' "snapshot_weight": 0}, "history": [], "evals": [], "best": "high",'
+     ' "last_eval": 0, "elapsed_before": 0}', "field 'best'"),
+    ("config.json", '{"net_arch": "big"}', "field 'net_arch'"),
+    ("config.json", '{"net_arch": [65536]}', "layer width"),
+    ("config.json", '{"n_envs": 1e9}', "field 'n_envs'"),
+    ("config.json", '{"num_players": 9}', "field 'num_players'"),
+    ("config.json", '{"bogus": 1}', "unknown field"),
+    ("config.json", '{"opponents": {"random": "a lot"}}', "field 'opponents'"),
+    ("config.json", "null", "must be a JSON object"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "content", "words"), RUN_CORRUPTIONS)
+def test_a_corrupt_run_folder_is_one_line_naming_resume(
+    tmp_path: Path, name: str, content: str | bytes, words: str
+) -> None:
+    out = _run_folder(tmp_path / "run")
+    if isinstance(content, bytes):
+        (out / name).write_bytes(content)
+    else:
+        (out / name).write_text(content)
+    result = CliRunner().invoke(app, ["train", "--resume", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = [line for line in result.output.splitlines() if line.startswith("error")]
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith(f"error: --resume: {out / name}: "), lines[0]
+    assert words in lines[0]
+
+
+def _crafted_model(tmp_path: Path, kind: str) -> Path:
+    import hashlib
+    import json
+
+    pytest.importorskip("sb3_contrib")
+    from safetensors.torch import load_file, save_file
+
+    from tests.test_reliability_models import _saved_policy
+
+    weights = _saved_policy(tmp_path / "bad")
+    description = weights.with_suffix(".json")
+    info = json.loads(description.read_text())
+    if kind == "huge-weights":
+        tensors = load_file(str(weights))
+        tensors["action_net.weight"].fill_(3e38)
+        save_file(tensors, str(weights))
+    elif kind == "wide":
+        info["network"]["net_arch"]["pi"] = [65536]
+    elif kind == "deep":
+        info["network"]["net_arch"]["pi"] = [16] * 20_000
+    info["sha256"] = hashlib.sha256(weights.read_bytes()).hexdigest()
+    description.write_text(json.dumps(info))
+    return weights
+
+
+@pytest.mark.parametrize("kind", ["huge-weights", "wide", "deep"])
+def test_a_crafted_model_is_one_line(tmp_path: Path, kind: str) -> None:
+    weights = _crafted_model(tmp_path, kind)
+    args = ["tournament", "--agents", f"ppo:{weights},random", "--games", "1"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: --agents ppo:{weights}: "), lines
+    assert "bad." in lines[0]

@@ -334,3 +334,152 @@ def test_a_trusted_sb3_zip_still_plays_and_converts(tmp_path: Path) -> None:
     ours = agents.make(f"ppo:{converted}")
     for a, b in zip(_probabilities(trusted), _probabilities(ours), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
+
+
+# ------------------------------------------------- issue 26, item 4: crafted descriptions
+def _rewrite(weights: Path, tensors: dict[str, Any] | None = None, **network: Any) -> Path:
+    """Rewrite a saved policy's tensors and/or its description's network, with a matching
+    SHA-256 (what a crafted file would carry)."""
+    import hashlib
+
+    from safetensors.torch import save_file
+
+    description = policy_paths(weights)[1]
+    info = json.loads(description.read_text())
+    info["network"].update(network)
+    if tensors is not None:
+        save_file(tensors, str(weights))
+    info["sha256"] = hashlib.sha256(weights.read_bytes()).hexdigest()
+    description.write_text(json.dumps(info))
+    return weights
+
+
+def _no_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make building a network fail the test: the limits must refuse first."""
+    import agents.learned.policy_file as pf
+
+    def refuse(info: Any) -> Any:
+        raise AssertionError("the network was built before the description was checked")
+
+    monkeypatch.setattr(pf, "_build_policy", refuse)
+
+
+@pytest.mark.parametrize(
+    ("net_arch", "words"),
+    [
+        ({"pi": [65536], "vf": [16]}, "layer width must be an int in"),  # 16 GiB of weights
+        ({"pi": [16] * 20_000, "vf": [16]}, "at most 16 layer widths"),  # a minute to build
+        ({"pi": [4096] * 3, "vf": [16]}, "parameters; the limit is"),
+    ],
+    ids=["wide", "deep", "parameters"],
+)
+def test_network_limits_are_checked_before_building(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, net_arch: Any, words: str
+) -> None:
+    import time
+
+    from agents.learned.policy_file import read_description
+
+    weights = _rewrite(_saved_policy(tmp_path / "p"), net_arch=net_arch)
+    _no_build(monkeypatch)
+    start = time.perf_counter()
+    with pytest.raises(ModelFileError, match=words) as info:
+        read_description(weights)  # accepted before the fix
+    assert "p.json" in str(info.value)
+    with pytest.raises(ModelFileError, match=words):
+        agents.make(f"ppo:{weights}")
+    assert time.perf_counter() - start < 5
+
+
+def test_the_presets_networks_are_within_the_limits() -> None:
+    from agents.learned.policy_file import MAX_PARAMETERS, check_net_arch, expected_shapes
+    from train.selfplay import PRESETS
+
+    game = FortGame(4, "advanced")
+    for config in PRESETS.values():
+        arch = check_net_arch(list(config.net_arch))
+        shapes = expected_shapes(game.observation_size, game.num_distinct_actions, arch, arch)
+        assert sum(int(np.prod(s)) for s in shapes.values()) * 4 < MAX_PARAMETERS
+
+
+def test_expected_shapes_are_the_policys(tmp_path: Path) -> None:
+    from agents.learned.policy_file import _build_policy, expected_shapes
+
+    for pi, vf, share in (([8, 4], [5], True), ([], [3], False), ([7], [], True)):
+        info = {
+            "game": {"observation_size": 11, "num_actions": 5},
+            "network": {"net_arch": {"pi": pi, "vf": vf}, "activation_fn": "Tanh",
+                        "share_features_extractor": share},
+        }  # fmt: skip
+        built = {k: tuple(v.shape) for k, v in _build_policy(info).state_dict().items()}
+        assert built == expected_shapes(11, 5, pi, vf)
+
+
+def test_tensor_shapes_are_checked_before_building(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from safetensors.torch import load_file
+
+    weights = _saved_policy(tmp_path / "p")
+    tensors = load_file(str(weights))
+    tensors["mlp_extractor.policy_net.0.weight"] = tensors["mlp_extractor.policy_net.0.weight"][:8]
+    _rewrite(weights, tensors)
+    _no_build(monkeypatch)
+    with pytest.raises(ModelFileError, match=r"mlp_extractor.policy_net.0.weight.*\[16, 1482\]"):
+        load_policy_file(weights)
+
+
+def test_huge_finite_weights_are_refused(tmp_path: Path) -> None:
+    """3e38 passes a NaN/inf check but makes NaN logits (and then an illegal action)."""
+    from safetensors.torch import load_file
+
+    weights = _saved_policy(tmp_path / "p")
+    tensors = load_file(str(weights))
+    tensors["action_net.weight"].fill_(3e38)
+    _rewrite(weights, tensors)
+    with pytest.raises(
+        ModelFileError, match=r"p.safetensors: tensor 'action_net.weight'.*magnitude"
+    ):
+        load_policy_file(weights)
+
+
+def test_overflowing_logits_are_refused_at_load(tmp_path: Path) -> None:
+    """Weights within the magnitude bound can still overflow through a deep ReLU network:
+    the probe forward pass refuses them."""
+    model = _model(arch=(16,) * 8)
+    weights = save_policy(model, tmp_path / "p", num_players=2)
+    tensors = {k: v.clone().fill_(1e6) for k, v in model.policy.state_dict().items()}
+    _rewrite(weights, tensors, activation_fn="ReLU")
+    with pytest.raises(ModelFileError, match=r"not finite .* for a probe observation"):
+        load_policy_file(weights)
+
+
+def _nan_agent() -> Any:
+    model = _model()
+    with __import__("torch").no_grad():
+        model.policy.action_net.bias.fill_(float("nan"))
+    return PPOAgent(policy=model.policy)
+
+
+def test_non_finite_logits_never_play_an_illegal_action() -> None:
+    state = FortGame(2).new_initial_state(seed=1)
+    mask = state.legal_actions_mask()
+    assert not mask[0]  # argmax of NaN logits is action 0: illegal here
+    obs = state.observation_tensor(state.current_player())
+    for deterministic in (True, False):
+        agent = _nan_agent()
+        agent.deterministic = deterministic
+        with pytest.raises(ModelFileError, match="not finite"):
+            agent.act({"observation": obs, "action_mask": mask}, {})
+        with pytest.raises(ModelFileError, match="not finite"):
+            agent.act_batch(obs[None], mask[None])
+
+
+def test_a_description_without_card_set_is_a_clear_error(tmp_path: Path) -> None:
+    """Found by scripts/fuzz_models.py: a missing 'game.card_set' was a KeyError."""
+
+    def drop(info: dict[str, Any]) -> None:
+        del info["game"]["card_set"]
+
+    with pytest.raises(ModelFileError, match=r"game\.card_set"):
+        load_policy_file(_tamper(tmp_path, drop))

@@ -249,3 +249,49 @@ def test_keys_and_buttons_step_through_the_game(tmp_path: Path, game: Any) -> No
         assert not driver.find_element(By.ID, "final").is_displayed()
     finally:
         driver.quit()
+
+
+# ---------------------------------------------------------------------- hostile card names
+HOSTILE_NAMES = [
+    "<!--",
+    "</script>",
+    "<script>alert(1)</script>",
+    "]]>",
+    "<!-- </script> <script>",
+    "a\"b'c\\d",
+    "Läden \u2028 \u2029 ✓ \U0001d509",
+    "&amp; &lt; __DATA__",
+]
+
+
+def embedded_data(page: str) -> Any:
+    """The text of the page's data element, parsed as JSON (what the page's script does)."""
+    payload = re.search(r'<script type="application/json" id="frames">(.*?)</script>', page, re.S)
+    assert payload, "the data element is missing or cut short"
+    return json.loads(payload.group(1))
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_hostile_card_names_round_trip_through_the_page(name: str) -> None:
+    data = {"meta": {"seed": 0}, "frames": [{"park": [name, "x"], "seats": [{"yard": [name]}]}]}
+    page = render_html(data, title=name)
+    assert embedded_data(page) == data  # "<\\!--" (the old escape) is not JSON: this failed
+    text = page.split('id="frames">', 1)[1].split("</script>", 1)[0]
+    assert not re.search(r"[<>&\u2028\u2029]", text)  # nothing the HTML parser could act on
+    assert page.count("</script>") == page.count("<script")  # no element closed early
+
+
+@needs_chromium
+def test_chromium_shows_hostile_card_names(tmp_path: Path, game: Any) -> None:
+    import copy
+
+    _, _, data = game
+    data = copy.deepcopy(data)
+    names = HOSTILE_NAMES[:6]
+    data["frames"][0]["park"] = names
+    page = tmp_path / "replay.html"
+    page.write_text(render_html(data), encoding="utf-8")
+    dom = dump_dom(page, 0)
+    assert text_of(dom, "step-label") == f"decision 0 / {len(data['frames']) - 1}"  # not blank
+    park = re.search(r'<ul id="park" class="cards">(.*?)</ul>', dom, re.S)
+    assert park and items(park.group(1)) == names

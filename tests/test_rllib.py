@@ -26,7 +26,7 @@ from fort_env.envs.rllib import (
     policy_mapping_fn,
     ppo_config,
 )
-from fort_env.game.errors import ConfigError, IllegalActionError
+from fort_env.game.errors import ConfigError, IllegalActionError, ModelFileError
 
 TINY = {"hiddens": (64,), "train_batch_size": 1000, "minibatch_size": 250, "num_epochs": 1}
 
@@ -102,6 +102,7 @@ class _UnmaskedModule(ActionMaskingTorchRLModule):
 
 
 def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path) -> None:
+    import agents
     from agents.arena.tournament import run_tournament
     from train.rllib_selfplay import iteration_summary
 
@@ -125,10 +126,13 @@ def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path) -> Non
     assert result["fault_tolerance"]["num_remote_worker_restarts"] == 0
     assert np.isfinite(result["learners"][POLICY_ID]["total_loss"])
 
-    # the trained policy plays as the agent rllib:CHECKPOINT (a tournament raises on an
-    # illegal action)
-    games = run_tournament([f"rllib:{checkpoint}", "random"], 2, 2, seed=0, progress=False)
-    assert games["agents"][f"rllib:{checkpoint}"]["games"] == 2
+    # the trained policy plays as the agent rllib:CHECKPOINT:trusted=1 (a tournament raises on
+    # an illegal action); RLlib checkpoints are pickled, so without trusted=1 nothing is read
+    with pytest.raises(ModelFileError, match="trusted=1"):
+        agents.make(f"rllib:{checkpoint}")
+    spec = f"rllib:{checkpoint}:trusted=1"
+    games = run_tournament([spec, "random"], 2, 2, seed=0, progress=False)
+    assert games["agents"][spec]["games"] == 2
 
     # ... which is what happens without the mask: sampling in the driver, for speed.
     spec = RLModuleSpec(module_class=_UnmaskedModule, model_config={"fcnet_hiddens": [16]})

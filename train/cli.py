@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from fort_env.game.facts import SETUPS
-from fort_env.tools.cli_errors import bad_option, failures
+from fort_env.tools.cli_errors import bad_option, fail, failures
 
 __all__ = ["main", "register", "train"]
 
@@ -59,9 +59,11 @@ def train(
         ValueError: an unknown preset, a player count outside 2-4 or an unknown setup.
         FileExistsError: ``out`` holds a run and neither ``resume`` nor ``overwrite``.
         FileNotFoundError: ``resume`` and no run to continue.
+        RunFolderError: ``resume`` and a run folder file (``config.json``,
+            ``checkpoints/state.json``) that is not JSON, has a field of the wrong type, or
+            names an agent spec asking for ``trusted=1`` (trust never comes from a file).
     """
     import dataclasses
-    import json
 
     from train import selfplay
     from train.progress import latest_run_dir, new_run_dir
@@ -85,8 +87,9 @@ def train(
         num_players=num_players,
         setup=setup,
     )
-    if resume:  # the saved config, with this call's budget overrides
-        saved = selfplay.config_from_dict(json.loads((out_dir / "config.json").read_text()))
+    if resume:  # the saved config, checked (its specs may not ask for trust), with overrides
+        path = out_dir / "config.json"
+        saved = selfplay.config_from_dict(selfplay.read_run_json(path), source=path)
         changes: dict[str, Any] = {"total_timesteps": timesteps, "time_budget_minutes": minutes}
         config = dataclasses.replace(saved, **{k: v for k, v in changes.items() if v is not None})
     return selfplay.run(config, out_dir, resume=resume, verbose=verbose, progress_bar=progress)
@@ -175,11 +178,16 @@ def train_command(
         bad_option("--preset", f"{preset!r} is not one of {', '.join(PRESETS)}")
     if setup is not None and setup not in SETUPS:
         bad_option("--setup", f"{setup!r} is not one of {', '.join(SETUPS)}")
+    from train.selfplay import RunFolderError
+
     with failures():
-        summary = train(
-            preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress,
-            num_players=num_players, setup=setup,
-        )  # fmt: skip
+        try:
+            summary = train(
+                preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress,
+                num_players=num_players, setup=setup,
+            )  # fmt: skip
+        except RunFolderError as exc:  # a run folder's file: error: --resume: FILE: problem
+            fail(exc, "--resume")
     typer.echo(format_summary(summary))
 
 

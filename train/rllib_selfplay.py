@@ -18,7 +18,7 @@ extra at the same path on every node.
 Outputs in ``out``: ``config.json`` (the preset with its overrides), ``progress.jsonl`` (one
 line per training iteration, the fields of :func:`iteration_summary`), ``checkpoint/`` (the
 algorithm, ``Algorithm.from_checkpoint`` restores it; the policy plays as the agent
-``rllib:OUT/checkpoint``) and ``summary.json`` (what :func:`run` returns, with the final
+``rllib:OUT/checkpoint:trusted=1``) and ``summary.json`` (what :func:`run` returns, with the final
 evaluation against bots, :func:`evaluate`).
 """
 
@@ -145,7 +145,8 @@ def evaluate(config: RLlibConfig, checkpoint: str | Path) -> dict[str, dict[str,
     torch.set_num_threads(1)
     out: dict[str, dict[str, Any]] = {}
     for opponent in config.eval_opponents:
-        specs = [f"rllib:{checkpoint}"] + [opponent] * (config.num_players - 1)
+        # trusted=1: the checkpoint this run just wrote (RLlib checkpoints are pickled)
+        specs = [f"rllib:{checkpoint}:trusted=1"] + [opponent] * (config.num_players - 1)
         result = run_tournament(
             specs, config.num_players, config.eval_games, seed=config.seed + 100_000, progress=False
         )
@@ -339,7 +340,7 @@ def run(
 def format_summary(summary: Mapping[str, Any]) -> str:
     """A finished run as text (``fort-env train --backend rllib`` prints it)."""
     lines = [
-        f"checkpoint: {summary['checkpoint']} (plays as the agent rllib:CHECKPOINT)",
+        f"checkpoint: {summary['checkpoint']} (plays as the agent rllib:CHECKPOINT:trusted=1)",
         f"trained {summary['iterations']} iteration(s), {summary['env_steps']} env steps in "
         f"{summary['train_wall_seconds']:.0f} s on {summary['ray']['nodes']} node(s) "
         f"(stopped by {summary['stopped_by']}); evaluation {summary['eval_wall_seconds']:.0f} s",

@@ -34,7 +34,10 @@ Resume an interrupted run with ``resume=True`` (``--resume``): the learner is re
 ``config.json`` and the checkpoint's tensors are loaded into it (policy weights, Adam's
 moments, the step count; ``checkpoints/latest.*``), and the league, the history and the
 counters come back from ``checkpoints/state.json``. Nothing is unpickled: a ``.zip`` in
-``checkpoints/`` or ``league/`` is never loaded. Not restored: the random generators'
+``checkpoints/`` or ``league/`` is never loaded. Both files are checked before anything is built
+(:func:`config_from_dict`, :func:`load_state`: types, ranges, the network's limits), and an agent
+spec in them that asks for ``trusted=1`` is refused (:class:`RunFolderError`): trust to
+unpickle comes only from the caller, never from a run folder. Not restored: the random generators'
 states (a resumed run is not bit-identical to an uninterrupted one).
 
 Sources of the habits: CleanRL ``ppo.py`` (one file, dataclass config, seeding block,
@@ -47,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import random
 import shutil
@@ -74,12 +78,15 @@ from fort_env.core import SETUPS, default_backend
 from fort_env.envs.single_agent import SingleAgentEnv
 from fort_env.envs.vector import FortBatchVecEnv
 from fort_env.game.constants import MAX_PLAYERS, MIN_PLAYERS
+from fort_env.game.errors import ConfigError, describe
+from fort_env.game.inputs import read_text_file
 from train.progress import ProgressCallback
 
 __all__ = [
     "PRESETS",
     "Config",
     "League",
+    "RunFolderError",
     "SelfPlayCallback",
     "evaluate",
     "lr_schedule",
@@ -262,13 +269,154 @@ def make_config(preset: str = "quick", **overrides: Any) -> Config:
     return config
 
 
-def config_from_dict(d: Mapping[str, Any]) -> Config:
-    """A :class:`Config` from ``config.json`` (lists back to tuples)."""
-    d = dict(d)
-    for name in ("net_arch", "eval_opponents", "final_eval_opponents"):
-        if name in d:
-            d[name] = tuple(d[name])
-    return Config(**d)
+class RunFolderError(ConfigError):
+    """A run folder's file (``config.json``, ``checkpoints/state.json``) cannot be resumed
+    from: unreadable, not JSON, or a field of the wrong type or out of range. Names the file
+    and the field; ``fort-env train --resume`` prints it as one line."""
+
+    def __init__(self, path: object, problem: str) -> None:
+        self.path, self.problem = path, problem
+        self._init_args = (path, problem)
+        super().__init__(f"{path}: {problem}")
+
+
+# The largest run-folder JSON read back (bytes): state.json holds one history point per
+# rollout (~200 bytes; the full preset writes ~5,000) and every evaluation.
+MAX_RUN_JSON_BYTES = 64 * 2**20
+# The league a run folder may name: more bots or snapshots than any preset uses by far.
+MAX_LEAGUE_ENTRIES = 256
+
+
+def read_run_json(path: Path) -> Any:
+    """The JSON value of a run folder's file (a regular file, at most
+    :data:`MAX_RUN_JSON_BYTES`, strict UTF-8).
+
+    Raises:
+        RunFolderError: the file cannot be read or is not JSON.
+    """
+    try:
+        text = read_text_file(path, "run file", max_bytes=MAX_RUN_JSON_BYTES)
+    except ConfigError:
+        raise
+    except ValueError as exc:  # InputFileError: missing, not a regular file, too big, not UTF-8
+        raise RunFolderError(path, getattr(exc, "problem", str(exc))) from None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise RunFolderError(path, f"not JSON: {' '.join(str(exc).split())[:300]}") from None
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return (_is_int(v) or isinstance(v, float)) and math.isfinite(v) and abs(v) < 1e300
+
+
+def _check_field(name: str, value: Any, default: Any) -> Any:
+    """``value`` of :class:`Config` field ``name`` (of the type of its ``default``), as the
+    config holds it (lists back to tuples); raises ``ValueError`` naming the problem."""
+    if name in ("net_arch", "eval_opponents", "final_eval_opponents"):
+        kind = int if name == "net_arch" else str
+        ok = isinstance(value, list) and all(
+            (_is_int(x) if kind is int else isinstance(x, str)) for x in value
+        )
+        empty = not value and name != "final_eval_opponents"  # the others need one
+        if not ok or empty or len(value) > MAX_LEAGUE_ENTRIES:
+            raise ValueError(
+                f"must be a non-empty list of {'ints' if kind is int else 'strings'}, "
+                f"got {describe(value)}"
+            )
+        return tuple(value)
+    if name == "opponents":
+        if (
+            not isinstance(value, dict)
+            or not 0 < len(value) <= MAX_LEAGUE_ENTRIES
+            or not all(isinstance(k, str) and _is_number(w) and w >= 0 for k, w in value.items())
+        ):
+            raise ValueError(
+                f"must be an object of agent spec -> weight >= 0, got {describe(value)}"
+            )
+        return dict(value)
+    if name == "time_budget_minutes":
+        if value is not None and not (_is_number(value) and value > 0):
+            raise ValueError(f"must be null or a number > 0, got {describe(value)}")
+        return value
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = _is_int(value) and 0 <= value <= 10**15
+    elif isinstance(default, float):
+        ok = _is_number(value) and value >= 0
+        value = float(value) if ok else value
+    else:
+        ok = isinstance(value, str) and len(value) <= 256
+    if not ok:
+        raise ValueError(f"must be {type(default).__name__}, got {describe(value)}")
+    return value
+
+
+def config_from_dict(d: Mapping[str, Any], source: str | Path | None = None) -> Config:
+    """A :class:`Config` from ``config.json`` (lists back to tuples), every field checked.
+
+    Args:
+        d: the JSON object.
+        source: the file it was read from; its agent specs (``opponents``,
+            ``eval_opponents``, ``final_eval_opponents``) are then refused if they ask for
+            ``trusted=1`` (``agents.check_file_spec``: trust never comes from a file).
+
+    Raises:
+        RunFolderError: not an object, an unknown field, a field of the wrong type or out of
+            range (``num_players``, ``setup``, ``vec_env``, ``n_envs``, ``net_arch``), or a
+            spec asking for trust (names ``source`` and the field).
+    """
+    from agents.learned.policy_file import check_net_arch
+
+    where = source if source is not None else "config"
+    if not isinstance(d, Mapping):
+        raise RunFolderError(where, f"must be a JSON object, got {describe(d)}")
+    defaults = Config()
+    fields = {f.name for f in dataclasses.fields(Config)}
+    values: dict[str, Any] = {}
+    for name, value in d.items():
+        if name not in fields:
+            raise RunFolderError(where, f"unknown field {describe(name)}")
+        try:
+            values[name] = _check_field(name, value, getattr(defaults, name))
+        except ValueError as exc:
+            raise RunFolderError(where, f"field {name!r}: {exc}") from None
+    config = Config(**values)
+    checks = {
+        "num_players": MIN_PLAYERS <= config.num_players <= MAX_PLAYERS,
+        "setup": config.setup in SETUPS,
+        "vec_env": config.vec_env in VEC_ENVS,
+        "n_envs": 1 <= config.n_envs <= 256,
+        "n_steps": 1 <= config.n_steps <= 10**6,
+        "batch_size": 1 <= config.batch_size <= 10**7,
+        "env_threads": 1 <= config.env_threads <= 256,
+        "torch_threads": 1 <= config.torch_threads <= 256,
+        "eval_workers": 1 <= config.eval_workers <= 256,
+        "max_snapshots": 1 <= config.max_snapshots <= MAX_LEAGUE_ENTRIES,
+        "eval_freq": config.eval_freq >= 1,
+    }
+    for name, ok in checks.items():
+        if not ok:
+            raise RunFolderError(
+                where, f"field {name!r}: {describe(getattr(config, name))} is out of range"
+            )
+    try:
+        check_net_arch(list(config.net_arch), what="net_arch")
+    except ValueError as exc:
+        raise RunFolderError(where, f"field 'net_arch': {exc}") from None
+    if source is not None:
+        for name in ("opponents", "eval_opponents", "final_eval_opponents"):
+            for spec in getattr(config, name):
+                try:
+                    agents.check_file_spec(spec, f"field {name!r}")
+                except ConfigError as exc:
+                    raise RunFolderError(source, str(exc)) from None
+    return config
 
 
 # --------------------------------------------------------------------------- league
@@ -650,10 +798,15 @@ def save_checkpoint(
 
 
 def load_state(out: Path) -> tuple[dict[str, Any], League]:
-    """The run state and league written by :func:`save_state`.
+    """The run state and league written by :func:`save_state`, checked.
+
+    The agent specs it names (the league's bots and snapshots) are refused if they ask for
+    ``trusted=1`` (``agents.check_file_spec``: trust never comes from a file).
 
     Raises:
         FileNotFoundError: the directory has no checkpoint.
+        RunFolderError: ``checkpoints/state.json`` is not JSON, a field is missing or of the
+            wrong type, or a spec asks for trust (names the file and the field).
     """
     path = out / "checkpoints" / "state.json"
     if not path.is_file() or not (out / "checkpoints" / "latest.safetensors").is_file():
@@ -661,14 +814,98 @@ def load_state(out: Path) -> tuple[dict[str, Any], League]:
             f"nothing to resume in {out}: no checkpoints/state.json and latest.safetensors "
             "there (a run saved before the safetensors format cannot be resumed)"
         )
-    d = json.loads(path.read_text())
-    lg = d.pop("league")
-    league = League(
-        lg["bots"],
-        [s.replace("{out}", str(out), 1) for s in lg["snapshots"]],
-        lg["snapshot_weight"],
-    )
+    d = read_run_json(path)
+    try:
+        lg = _check_state(d)
+        bots = lg["bots"].items()
+        league = League(
+            {agents.check_file_spec(k, "field 'league.bots'"): float(v) for k, v in bots},
+            [
+                agents.check_file_spec(s, "field 'league.snapshots'").replace("{out}", str(out), 1)
+                for s in lg["snapshots"]
+            ],
+            float(lg["snapshot_weight"]),
+        )
+    except ConfigError as exc:
+        raise RunFolderError(path, str(exc)) from None
     return d, league
+
+
+def _check_state(d: Any) -> dict[str, Any]:
+    """Pop and return ``d["league"]`` after checking every field of a state.json object
+    (what :class:`SelfPlayCallback`, :func:`run` and :func:`plot_learning_curve` read);
+    raises ``ConfigError`` naming the field."""
+
+    def bad(field: str, problem: str) -> ConfigError:
+        return ConfigError(f"field {field!r}: {problem}")
+
+    if not isinstance(d, dict):
+        raise ConfigError(f"must be a JSON object, got {describe(d)}")
+    for key in ("league", "history", "evals", "best", "last_eval", "elapsed_before"):
+        if key not in d:
+            raise bad(key, "missing")
+    for key in ("best", "elapsed_before"):
+        if not _is_number(d[key]) or d[key] < 0:
+            raise bad(key, f"must be a number >= 0, got {describe(d[key])}")
+    for key in ("last_eval", "timesteps"):
+        if key in d and not (_is_int(d[key]) and d[key] >= 0):
+            raise bad(key, f"must be an int >= 0, got {describe(d[key])}")
+    if "stopped_by_budget" in d and not isinstance(d["stopped_by_budget"], bool):
+        shown = describe(d["stopped_by_budget"])
+        raise bad("stopped_by_budget", f"must be true or false, got {shown}")
+    history, evals = d["history"], d["evals"]
+    if not isinstance(history, list) or not all(
+        isinstance(p, dict)
+        and _is_int(p.get("timesteps"))
+        and isinstance(p.get("train_win_rate"), dict)
+        and all(isinstance(k, str) and _is_number(v) for k, v in p["train_win_rate"].items())
+        for p in history
+    ):
+        raise bad("history", "must be a list of {timesteps: int, train_win_rate: {str: number}}")
+    for i, e in enumerate(evals if isinstance(evals, list) else [None]):
+        ok = isinstance(e, dict) and _is_int(e.get("timesteps"))
+        if ok:
+            rates = {k: v for k, v in e.items() if k not in EVAL_META_KEYS}
+            ci = e.get("ci95", {})
+            ok = (
+                all(_is_number(v) for v in rates.values())
+                and isinstance(ci, dict)
+                and all(
+                    isinstance(v, list) and len(v) == 2 and all(_is_number(x) for x in v)
+                    for v in ci.values()
+                )
+                and all(_is_number(e[k]) for k in ("games", "wall_seconds") if k in e)
+            )
+        if not ok:
+            raise bad(
+                f"evals[{i}]" if isinstance(evals, list) else "evals",
+                "must be a list of {timesteps: int, OPPONENT: win rate, "
+                "ci95: {OPPONENT: [lo, hi]}}",
+            )
+    lg = d.pop("league")
+    if not isinstance(lg, dict):
+        raise bad("league", f"must be an object, got {describe(lg)}")
+    bots, snapshots = lg.get("bots"), lg.get("snapshots")
+    weight: Any = lg.get("snapshot_weight")
+    if (
+        not isinstance(bots, dict)
+        or len(bots) > MAX_LEAGUE_ENTRIES
+        or not all(_is_number(v) and v >= 0 for v in bots.values())
+    ):
+        raise bad("league.bots", "must be an object of agent spec -> weight >= 0")
+    if (
+        not isinstance(snapshots, list)
+        or len(snapshots) > MAX_LEAGUE_ENTRIES
+        or not all(isinstance(s, str) and s.startswith("ppo:") for s in snapshots)
+    ):
+        raise bad("league.snapshots", "must be a list of ppo:PATH specs")
+    if not _is_number(weight) or weight < 0:
+        raise bad("league.snapshot_weight", f"must be a number >= 0, got {describe(weight)}")
+    if not bots and not (snapshots and weight > 0):
+        raise bad("league", "no opponent with a weight > 0")
+    if sum(bots.values()) + (weight if snapshots else 0) <= 0:
+        raise bad("league", "the weights sum to 0")
+    return lg
 
 
 # --------------------------------------------------------------------------- plots
@@ -760,6 +997,7 @@ def run(
     Raises:
         FileNotFoundError: ``resume`` without a checkpoint in ``out``.
         FileExistsError: ``out`` already holds a model and ``resume`` is false.
+        RunFolderError: ``resume`` and a corrupt ``checkpoints/state.json`` (:func:`load_state`).
     """
     out = Path(out).resolve()
     if not resume and (out / "checkpoints").exists():

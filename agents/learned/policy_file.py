@@ -18,6 +18,17 @@ tensor present, every shape right). A checkpoint adds ``NAME.optimizer.safetenso
 moments) so that training resumes where it stopped (:func:`save_checkpoint_files`,
 :func:`load_into_model`).
 
+Limits, checked before anything is allocated (:func:`read_description`, then the tensor file's
+header): a network of at most :data:`MAX_DEPTH` hidden layers per head, each at most
+:data:`MAX_LAYER_WIDTH` wide, :data:`MAX_PARAMETERS` parameters in all (the ``full`` training
+preset's ``(512, 256)`` has about 2 million: the limits leave 8x room), a description of at most
+:data:`MAX_DESCRIPTION_BYTES`; the tensor file's header must name exactly the described tensors,
+float32, of the described shapes, filling the file. After loading, every weight must be finite
+and at most :data:`MAX_WEIGHT` in magnitude, and the network's logits and values must be finite
+on probe observations (zeros, ones and the game's opening view); at play time, an agent whose
+logits for the observation are not finite raises ``ModelFileError`` rather than pick an action
+(``agents.base.masked_softmax``).
+
 A plain SB3 ``.zip`` loads only with an explicit opt-in (:func:`load_sb3_zip`,
 ``trusted=True``; ``ppo:PATH:trusted=1``; ``fort-env tournament --trust-pickle``);
 :func:`convert_sb3_zip` turns a trusted one into this format once.
@@ -34,13 +45,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fort_env.game.errors import FortError, ModelFileError
+from fort_env.game.errors import FortError, ModelFileError, describe
 
 __all__ = [
     "FORMAT",
+    "MAX_DEPTH",
+    "MAX_LAYER_WIDTH",
+    "MAX_PARAMETERS",
+    "MAX_WEIGHT",
     "VERSION",
+    "check_net_arch",
     "convert_sb3_zip",
     "describe_policy",
+    "expected_shapes",
     "is_sb3_zip",
     "load_into_model",
     "load_policy_file",
@@ -58,6 +75,14 @@ WEIGHTS_SUFFIX = ".safetensors"
 OPTIMIZER_SUFFIX = ".optimizer.safetensors"
 # The activations a description may name (torch.nn class names); nothing else is looked up.
 ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
+# Limits of a description (module docstring): generous for what `fort-env train` produces (the
+# presets' widest network is full's (512, 256), ~2M parameters with the 1,482-entry observation).
+MAX_LAYER_WIDTH = 4096
+MAX_DEPTH = 16
+MAX_PARAMETERS = 1 << 24  # 16.8M float32: 64 MiB of tensors
+MAX_WEIGHT = 1e6  # trained weights are O(1); 3e38 would overflow the first matrix product
+MAX_DESCRIPTION_BYTES = 4 * 2**20
+MAX_HEADER_BYTES = 1 << 20  # the safetensors JSON header (the project's files: ~2 KB)
 PICKLE_RISK = (
     "a Stable-Baselines3 .zip stores its 'data' entry with cloudpickle: loading it runs any "
     "code its author put there"
@@ -210,6 +235,12 @@ def save_policy(
 
 
 # --------------------------------------------------------------------------- load
+def _short(exc: BaseException) -> str:
+    """An exception's message on one line, at most 300 characters."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
 def _bad(path: Path, problem: str) -> ModelFileError:
     return ModelFileError(path, problem)
 
@@ -220,13 +251,65 @@ def _int_list(value: Any) -> bool:
     )
 
 
+def check_net_arch(layers: Any, what: str = "net_arch") -> list[int]:
+    """``layers``, a list of hidden layer widths, within :data:`MAX_DEPTH` and
+    :data:`MAX_LAYER_WIDTH` (each an int >= 1).
+
+    Raises:
+        ValueError: otherwise (names ``what`` and the limit).
+    """
+    if not isinstance(layers, list) or len(layers) > MAX_DEPTH:
+        raise ValueError(f"{what} must be a list of at most {MAX_DEPTH} layer widths")
+    for x in layers:
+        if not isinstance(x, int) or isinstance(x, bool) or not 1 <= x <= MAX_LAYER_WIDTH:
+            raise ValueError(
+                f"{what}: a layer width must be an int in [1, {MAX_LAYER_WIDTH}], got {describe(x)}"
+            )
+    return layers
+
+
+def expected_shapes(
+    observation_size: int, num_actions: int, pi: list[int], vf: list[int]
+) -> dict[str, tuple[int, ...]]:
+    """The ``state_dict`` shapes of the ``MaskableActorCriticPolicy`` a description names
+    (an MLP per head, ``nn.Sequential`` of Linear and activation; flat features have no
+    tensors), computed without building it."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    last = {}
+    for head, layers in (("policy_net", pi), ("value_net", vf)):
+        prev = observation_size
+        for i, width in enumerate(layers):
+            shapes[f"mlp_extractor.{head}.{2 * i}.weight"] = (width, prev)
+            shapes[f"mlp_extractor.{head}.{2 * i}.bias"] = (width,)
+            prev = width
+        last[head] = prev
+    shapes["action_net.weight"] = (num_actions, last["policy_net"])
+    shapes["action_net.bias"] = (num_actions,)
+    shapes["value_net.weight"] = (1, last["value_net"])
+    shapes["value_net.bias"] = (1,)
+    return shapes
+
+
+def _parameter_count(shapes: Mapping[str, tuple[int, ...]]) -> int:
+    total = 0
+    for shape in shapes.values():
+        n = 1
+        for d in shape:
+            n *= d
+        total += n
+    return total
+
+
 def read_description(path: str | Path) -> dict[str, Any]:
     """The checked JSON description of a saved policy (``NAME``, either of its files).
 
     Raises:
         ModelFileError: a missing file, a pickled SB3 zip, or a description that is not
-            valid JSON of this :data:`FORMAT` and :data:`VERSION` (names the field).
+            valid JSON of this :data:`FORMAT` and :data:`VERSION` (names the field), or a
+            network over the limits (module docstring).
     """
+    from fort_env.game.inputs import read_text_file
+
     weights, description = policy_paths(path)
     given = Path(path)
     if is_sb3_zip(given):
@@ -235,20 +318,28 @@ def read_description(path: str | Path) -> dict[str, Any]:
         if not p.is_file():
             raise _bad(p, "no such file (a saved policy is NAME.safetensors + NAME.json)")
     try:
-        info = json.loads(description.read_text(encoding="utf-8"))
+        text = read_text_file(description, "policy description", MAX_DESCRIPTION_BYTES)
+    except ValueError as exc:  # InputFileError: not a regular file, too big, not UTF-8
+        raise _bad(description, getattr(exc, "problem", str(exc))) from None
+    try:
+        info = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise _bad(description, f"not a JSON description: {exc}") from None
+        raise _bad(description, f"not a JSON description: {_short(exc)}") from None
     if not isinstance(info, dict) or info.get("format") != FORMAT:
         raise _bad(description, f"not a {FORMAT} description (field 'format')")
     if info.get("version") != VERSION:
-        raise _bad(description, f"version {info.get('version')!r}; this fort-env reads {VERSION}")
+        raise _bad(
+            description, f"version {describe(info.get('version'))}; this fort-env reads {VERSION}"
+        )
     game, net = info.get("game"), info.get("network")
     if not isinstance(game, dict) or not isinstance(net, dict):
         raise _bad(description, "fields 'game' and 'network' must be objects")
     checks = {
-        "game.num_players": game.get("num_players") in (2, 3, 4),
+        "game.num_players": game.get("num_players") in (2, 3, 4)
+        and not isinstance(game.get("num_players"), bool),
         "game.setup": game.get("setup") in ("basic", "advanced"),
-        "game.card_set": game.get("card_set") is None or isinstance(game.get("card_set"), str),
+        "game.card_set": "card_set" in game
+        and (game["card_set"] is None or isinstance(game["card_set"], str)),
         "game.observation_size": _int_list([game.get("observation_size")]),
         "game.num_actions": _int_list([game.get("num_actions")]),
         "network.policy": net.get("policy") == "MaskableActorCriticPolicy",
@@ -262,7 +353,89 @@ def read_description(path: str | Path) -> dict[str, Any]:
     for field, ok in checks.items():
         if not ok:
             raise _bad(description, f"field {field!r} is missing or malformed")
+    arch = net["net_arch"]
+    for head in ("pi", "vf"):
+        try:
+            check_net_arch(arch[head], f"field 'network.net_arch.{head}'")
+        except ValueError as exc:
+            raise _bad(description, str(exc)) from None
+    shapes = expected_shapes(game["observation_size"], game["num_actions"], arch["pi"], arch["vf"])
+    count = _parameter_count(shapes)
+    if count > MAX_PARAMETERS:
+        raise _bad(
+            description,
+            f"the described network has {count} parameters; the limit is {MAX_PARAMETERS}",
+        )
     return info
+
+
+def _check_header(path: Path, shapes: Mapping[str, tuple[int, ...]]) -> None:
+    """The safetensors file at ``path`` holds exactly the tensors ``shapes`` names, float32,
+    of those shapes, and nothing else; read from its header alone (nothing allocated).
+
+    Raises:
+        ModelFileError: otherwise (names the tensor and the problem).
+    """
+    import struct
+
+    size = path.stat().st_size
+    try:
+        with path.open("rb") as f:
+            head = f.read(8)
+            if len(head) < 8:
+                raise _bad(path, "not a safetensors file: shorter than its header")
+            (n,) = struct.unpack("<Q", head)
+            if n > MAX_HEADER_BYTES or n > size - 8:
+                raise _bad(path, f"not a safetensors file: a header of {n} bytes")
+            raw = f.read(n)
+    except OSError as exc:
+        raise _bad(path, f"cannot be read: {exc.strerror or exc}") from None
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise _bad(path, "not a safetensors file: its header is not JSON") from None
+    if not isinstance(header, dict):
+        raise _bad(path, "not a safetensors file: its header is not an object")
+    header.pop("__metadata__", None)
+    if set(header) != set(shapes):
+        missing = sorted(set(shapes) - set(header))[:3]
+        extra = sorted(map(str, set(header) - set(shapes)))[:3]
+        raise _bad(
+            path,
+            f"the tensors do not fit the described network: missing {missing}, "
+            f"unexpected {[describe(x) for x in extra]}",
+        )
+    for name, shape in shapes.items():
+        entry = header[name]
+        ok = (
+            isinstance(entry, dict)
+            and entry.get("dtype") == "F32"
+            and isinstance(entry.get("shape"), list)
+            and tuple(entry["shape"]) == shape
+        )
+        if not ok:
+            shown = entry.get("shape") if isinstance(entry, dict) else entry
+            raise _bad(
+                path,
+                f"the tensors do not fit the described network: tensor {name!r} should be "
+                f"float32 of shape {list(shape)}, got {describe(shown)}",
+            )
+        offsets = entry.get("data_offsets")
+        numel = _parameter_count({name: shape})
+        if not (
+            isinstance(offsets, list)
+            and len(offsets) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in offsets)
+            and 0 <= offsets[0] <= offsets[1]
+            and offsets[1] - offsets[0] == 4 * numel
+        ):
+            raise _bad(path, f"tensor {name!r}: data_offsets do not fit its shape")
+    if size != 8 + n + _parameter_count(shapes) * 4:
+        raise _bad(
+            path,
+            f"not a safetensors file of the described network: {size} bytes, not its header "
+            "and tensors alone (truncated, or data appended)",
+        )
 
 
 def trained_num_players(path: str | Path) -> int:
@@ -313,21 +486,58 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
             )
     if check_hash and _sha256(weights) != info["sha256"]:
         raise _bad(weights, "its SHA-256 differs from the description's (not the same save)")
+    arch = info["network"]["net_arch"]
+    _check_header(
+        weights, expected_shapes(g["observation_size"], g["num_actions"], arch["pi"], arch["vf"])
+    )
     try:
         tensors = load_file(str(weights), device="cpu")
     except (SafetensorError, OSError, ValueError) as exc:
-        raise _bad(weights, f"not a safetensors file: {exc}") from None
+        raise _bad(weights, f"not a safetensors file: {_short(exc)}") from None
+    for name, t in tensors.items():
+        if not bool(torch.isfinite(t).all()):
+            raise _bad(weights, f"tensor {name!r} holds NaN or infinite values")
+        if t.numel() and float(t.abs().max()) > MAX_WEIGHT:
+            raise _bad(
+                weights,
+                f"tensor {name!r} holds values of magnitude {float(t.abs().max()):.3g}; the "
+                f"limit is {MAX_WEIGHT:g} (trained weights are far smaller)",
+            )
     policy = _build_policy(info)
     try:
         policy.load_state_dict(tensors, strict=True)
     except RuntimeError as exc:
         text = " ".join(str(exc).split())
         raise _bad(weights, f"the tensors do not fit the described network: {text}") from None
-    for t in policy.state_dict().values():
-        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            raise _bad(weights, "a tensor holds NaN or infinite values")
     policy.set_training_mode(False)
+    _probe(policy, weights, g)
     return policy, info
+
+
+def _probe(policy: Any, path: Path, game: Mapping[str, Any]) -> None:
+    """The policy's logits and values are finite on probe observations: zeros, ones and the
+    opening view of the described game.
+
+    Raises:
+        ModelFileError: they are not (names the file).
+    """
+    import torch
+
+    from agents.learned.ppo import policy_logits, policy_values
+    from fort_env import FortGame
+
+    size = int(game["observation_size"])
+    state = FortGame(game["num_players"], game["setup"], game["card_set"]).new_initial_state(0)
+    opening = torch.as_tensor(state.observation_tensor(state.current_player()), dtype=torch.float32)
+    probes = torch.stack([torch.zeros(size), torch.ones(size), opening.reshape(size)])
+    with torch.no_grad():
+        logits, values = policy_logits(policy, probes), policy_values(policy, probes)
+    if not (bool(torch.isfinite(logits).all()) and bool(torch.isfinite(values).all())):
+        raise _bad(
+            path,
+            "its logits or values are not finite (NaN or infinite) for a probe observation: "
+            "the weights overflow",
+        )
 
 
 def _build_policy(info: Mapping[str, Any]) -> Any:
@@ -347,6 +557,7 @@ def _build_policy(info: Mapping[str, Any]) -> Any:
         net_arch={"pi": list(net["net_arch"]["pi"]), "vf": list(net["net_arch"]["vf"])},
         activation_fn=getattr(torch.nn, net["activation_fn"]),
         share_features_extractor=net["share_features_extractor"],
+        ortho_init=False,  # every tensor is then loaded: the QR of SB3's init is wasted time
     ).to("cpu")
 
 
@@ -446,6 +657,7 @@ def load_into_model(model: Any, path: str | Path) -> dict[str, Any]:
     Raises:
         ModelFileError: a missing or mismatched file, or a network of another shape.
     """
+    from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     policy, info = load_policy_file(path)
@@ -459,19 +671,27 @@ def load_into_model(model: Any, path: str | Path) -> dict[str, Any]:
     opt = info.get("optimizer")
     if isinstance(opt, dict):
         weights, _ = policy_paths(path)
-        opt_path = weights.with_name(str(opt.get("file", "")))
+        name = opt.get("file")
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+            raise _bad(policy_paths(path)[1], "field 'optimizer.file' is not a file name")
+        opt_path = weights.with_name(name)
         if not opt_path.is_file() or _sha256(opt_path) != opt.get("sha256"):
             raise _bad(opt_path, "missing, or not the optimizer state of this checkpoint")
-        tensors = load_file(str(opt_path), device="cpu")
-        state: dict[int, dict[str, Any]] = {}
-        for name, value in [*tensors.items(), *opt.get("scalars", {}).items()]:
-            _, index, key = name.split(".", 2)
-            state.setdefault(int(index), {})[key] = value
-        groups = opt.get("param_groups")
         try:
+            if opt_path.stat().st_size > 4 * 4 * MAX_PARAMETERS + MAX_HEADER_BYTES:
+                raise ValueError("larger than Adam's state of the largest network allowed")
+            tensors = load_file(str(opt_path), device="cpu")
+            scalars = opt.get("scalars", {})
+            if not isinstance(scalars, dict):
+                raise ValueError("its 'scalars' is not an object")
+            state: dict[int, dict[str, Any]] = {}
+            for name, value in [*tensors.items(), *scalars.items()]:
+                _, index, key = str(name).split(".", 2)
+                state.setdefault(int(index), {})[key] = value
+            groups = opt.get("param_groups")
             model.policy.optimizer.load_state_dict({"state": state, "param_groups": groups})
-        except (ValueError, KeyError, TypeError, RuntimeError) as exc:
-            raise _bad(opt_path, f"does not fit the optimizer: {exc}") from None
+        except (SafetensorError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+            raise _bad(opt_path, f"does not fit the optimizer: {_short(exc)}") from None
     steps = info.get("timesteps")
     if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 0:
         model.num_timesteps = steps

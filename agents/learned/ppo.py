@@ -14,6 +14,10 @@ A Stable-Baselines3 ``.zip`` (``MaskablePPO.save``) is pickled: loading it runs 
 author put in it, so it loads only with ``ppo:PATH.zip:trusted=1`` (``trusted=True``), for a
 file whose origin you trust; without it the agent raises ``ModelFileError`` and reads nothing.
 
+A policy whose logits for an observation are not finite (NaN or infinite) never plays: the
+agent raises ``ModelFileError`` instead of picking an action from them (the load-time checks
+of ``agents.learned.policy_file`` refuse most such files first).
+
 Loaded policies are cached per process by (path, modification time), so a league of frozen
 snapshots loads each file once. Needs the ``[train]`` extra (torch, sb3-contrib, safetensors).
 """
@@ -26,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import act_on_probabilities, masked_softmax
+from agents.base import act_on_probabilities, check_logits, masked_softmax
 from fort_env.game.errors import ModelFileError
 
 __all__ = ["PPOAgent", "load_policy", "make_ppo_agent", "policy_logits", "policy_values"]
@@ -146,7 +150,7 @@ class PPOAgent:
         with torch.no_grad():
             logits = policy_logits(policy, obs)
         z = logits[0].numpy().astype(np.float64)
-        return masked_softmax(z, legal)
+        return masked_softmax(z, legal, self.path)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
         mask = info.get("action_mask")
@@ -170,6 +174,7 @@ class PPOAgent:
 
         Raises:
             ValueError: observations of another size than the policy's.
+            ModelFileError: a legal action's logit is NaN or infinite.
         """
         import torch
 
@@ -183,6 +188,7 @@ class PPOAgent:
         with torch.no_grad():
             logits = policy_logits(self.policy, torch.as_tensor(obs))
         z = logits.numpy().astype(np.float64)
+        check_logits(z[legal], self.path)
         z[~legal] = -np.inf
         if self.deterministic:  # the most probable legal action: the largest legal logit
             return np.argmax(z, axis=1).astype(np.int64)

@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import BaseAgent, MissingInfoError, legal_from, masked_softmax
+from agents.base import BaseAgent, MissingInfoError, check_logits, legal_from, masked_softmax
 from agents.learned.policy_file import trained_num_players
 from agents.learned.ppo import load_policy, policy_logits, policy_values
 from fort_env import FortState
@@ -163,9 +163,13 @@ class PUCTAgent(BaseAgent):
             x = torch.as_tensor(obs)
             logits = policy_logits(self.policy, x[actor : actor + 1])
             values = policy_values(self.policy, x)
-        prior = masked_softmax(logits[0].numpy(), state.legal_actions_mask().astype(bool))
+        prior = masked_softmax(
+            logits[0].numpy(), state.legal_actions_mask().astype(bool), self.model
+        )
         lo, hi = RETURN_RANGE
-        value = np.clip((values.numpy().astype(np.float64) - lo) / (hi - lo), 0.0, 1.0)
+        raw = values.numpy().astype(np.float64)
+        check_logits(raw, self.model)  # a NaN value would poison the search's statistics
+        value = np.clip((raw - lo) / (hi - lo), 0.0, 1.0)
         return prior, value
 
     # ------------------------------------------------------------------ search

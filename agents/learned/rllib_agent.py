@@ -8,6 +8,11 @@ masked action. ``rllib:PATH:deterministic=0`` samples from the masked policy wit
 own seeded generator instead of taking the most probable action. The path may not contain
 ``:``. Modules are cached per process by (path, modification time). Needs Ray (the ``rllib``
 extra).
+
+An RLlib checkpoint is pickled (``class_and_ctor_args.pkl``, ``module_state.pkl``): loading one
+runs any code its author put in it. So, as an SB3 ``.zip`` (``agents.learned.ppo``), it loads
+only with the explicit opt-in ``rllib:PATH:trusted=1`` (``trusted=True``; ``fort-env
+tournament --trust-pickle``); without it the agent raises ``ModelFileError`` and reads nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +24,14 @@ from typing import Any
 import numpy as np
 
 from agents.base import act_on_probabilities, masked_softmax
+from fort_env.game.errors import ModelFileError
 
-__all__ = ["RLlibAgent", "load_module", "make_rllib_agent"]
+__all__ = ["PICKLE_RISK", "RLlibAgent", "load_module", "make_rllib_agent"]
+
+PICKLE_RISK = (
+    "an RLlib checkpoint stores its module with pickle (class_and_ctor_args.pkl, "
+    "module_state.pkl): loading it runs any code its author put there"
+)
 
 _MODULES: dict[tuple[str, float], Any] = {}
 
@@ -47,12 +58,23 @@ def module_dir(path: str | Path) -> Path:
     )
 
 
-def load_module(path: str | Path) -> Any:
-    """The torch RLModule of a checkpoint (cached; eval mode).
+def load_module(path: str | Path, trusted: bool = False) -> Any:
+    """The torch RLModule of a checkpoint (cached; eval mode), if ``trusted``.
+
+    Args:
+        path: an algorithm checkpoint or RLModule directory.
+        trusted: allow unpickling it (it can run any code: trust its origin).
 
     Raises:
+        ModelFileError: ``trusted`` is false (nothing is read; the message says how to opt in).
         FileNotFoundError: as :func:`module_dir`.
     """
+    if not trusted:
+        raise ModelFileError(
+            path,
+            f"{PICKLE_RISK}. Load only checkpoints you trust: trusted=True "
+            "(rllib:PATH:trusted=1, fort-env tournament --trust-pickle)",
+        )
     d = module_dir(path)
     key = (str(d.resolve()), d.stat().st_mtime)
     if key not in _MODULES:
@@ -72,8 +94,10 @@ class RLlibAgent:
         deterministic: take the most probable legal action (else sample).
         module: an in-memory RLModule to play instead.
         seed: the initial seed of the sampling generator.
+        trusted: allow unpickling the checkpoint at ``path`` (:func:`load_module`).
 
     Raises:
+        ModelFileError: ``path`` without ``trusted``.
         FileNotFoundError: no checkpoint at ``path``.
         ValueError: neither or both of ``path`` and ``module``.
     """
@@ -86,11 +110,12 @@ class RLlibAgent:
         deterministic: bool = True,
         module: Any = None,
         seed: int | None = None,
+        trusted: bool = False,
     ) -> None:
         if (path is None) == (module is None):
             raise ValueError("give exactly one of path and module")
         self.path = None if path is None else str(path)
-        self.module = load_module(path) if path is not None else module
+        self.module = load_module(path, trusted=trusted) if path is not None else module
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
 
@@ -109,7 +134,7 @@ class RLlibAgent:
         with torch.no_grad():
             out = self.module.forward_inference({"obs": obs})
         z = out["action_dist_inputs"][0].numpy().astype(np.float64)
-        return masked_softmax(z, legal)
+        return masked_softmax(z, legal, self.path)
 
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
         mask = info.get("action_mask")
@@ -123,10 +148,11 @@ class RLlibAgent:
 
 
 def make_rllib_agent(args: str | None) -> RLlibAgent:
-    """The registry factory: ``args`` is ``PATH[:deterministic=0|1]``.
+    """The registry factory: ``args`` is ``PATH[:deterministic=0|1][:trusted=0|1]``.
 
     Raises:
         ValueError: no path given, or a bad ``key=value`` argument.
+        ModelFileError: no ``trusted=1`` (:func:`load_module`).
     """
     from agents import parse_kwargs
 
@@ -136,6 +162,10 @@ def make_rllib_agent(args: str | None) -> RLlibAgent:
         )
     path, _, rest = args.partition(":")
     kwargs = parse_kwargs(rest or None)
-    if "deterministic" in kwargs:
-        kwargs["deterministic"] = bool(kwargs["deterministic"])
+    for key, value in kwargs.items():
+        if key not in ("deterministic", "trusted"):
+            raise ValueError(f"rllib takes deterministic=0/1 and trusted=0/1, not {key!r}")
+        if value not in (0, 1):
+            raise ValueError(f"rllib: {key} must be 0 or 1, got {value!r}")
+        kwargs[key] = bool(value)
     return RLlibAgent(path, **kwargs)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from fort_env.game.decisions import DecisionKind
 from fort_env.records import replay
 from fort_env.views.text import card_label
 
-__all__ = ["build_frames", "render_html", "write_replay_html"]
+__all__ = ["build_frames", "render_html", "script_json", "write_replay_html"]
 
 
 def _frame(state: FortState, index: int, turn: int, action: int | None) -> dict[str, Any]:
@@ -150,17 +151,37 @@ def build_frames(record: dict[str, Any]) -> dict[str, Any]:
     return {"meta": meta, "frames": frames}
 
 
+# What could end or change the parsing of a <script> element's text ("</script>", "<!--" and
+# "<script" switch the HTML tokenizer's script-data states; "]]>" in foreign content), written
+# as JSON's own \uXXXX escapes: the payload stays valid JSON with the same strings. U+2028 and
+# U+2029 are escaped as well (line terminators to pre-2019 JavaScript).
+_SCRIPT_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    0x2028: "\\u2028",
+    0x2029: "\\u2029",
+}
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON safe to embed in a ``<script type="application/json">`` element: no
+    ``<``, ``>`` or ``&`` in the text (each is its ``\\u00XX`` escape, inside JSON strings,
+    the only place they can occur), so ``JSON.parse(element.textContent)`` gives ``data`` back
+    whatever its strings hold (``</script>``, ``<!--``, ``]]>``, quotes, any Unicode)."""
+    return json.dumps(data, separators=(",", ":")).translate(_SCRIPT_ESCAPES)
+
+
 def render_html(data: dict[str, Any], title: str = "Fort replay") -> str:
     """One self-contained HTML page stepping through ``data`` (from :func:`build_frames`)."""
-    payload = json.dumps(data, separators=(",", ":"))
-    # Inside <script>, "</" could close the element early; "<\/" is the same JSON string.
-    payload = payload.replace("</", "<\\/").replace("<!--", "<\\!--")
-    return (
-        _TEMPLATE.replace("__TITLE__", html.escape(title))
-        .replace("__CSS__", _CSS)
-        .replace("__JS__", _JS)
-        .replace("__DATA__", payload)
-    )
+    parts = {
+        "__TITLE__": html.escape(title),
+        "__CSS__": _CSS,
+        "__JS__": _JS,
+        "__DATA__": script_json(data),
+    }
+    # one pass: a title or a card name holding "__DATA__" is not itself replaced
+    return re.sub("__(?:TITLE|CSS|JS|DATA)__", lambda m: parts[m.group(0)], _TEMPLATE)
 
 
 def write_replay_html(record: dict[str, Any], out: str | Path, title: str | None = None) -> int:
