@@ -7,7 +7,9 @@
 The target is ``tests/differential/core_fuzz.py``: a mutated saved state loaded with
 ``FortState.from_dict`` on both backends, then actions applied to both (legal ones, illegal
 ones, values of the wrong type), and the same arrays fed unchecked to every ``_core`` entry
-point. The script
+point; then (issue 26) every built-in policy (``policy_action``) and playouts with each
+(``playout``, ``playouts`` on two threads) from the raw state, from the loaded state and from
+its re-deal (``resample_hidden`` on both engines, compared). The script
 
 1. builds the core with clang, ``-DFORT_FUZZ=ON`` (SanitizerCoverage edges for libFuzzer,
    AddressSanitizer, UndefinedBehaviorSanitizer) in ``build/fuzz`` (kept between runs);
@@ -52,6 +54,8 @@ INSTRUMENTED = (
     "fort_env.game.state_arrays",
     "fort_env.game.inputs",
     "fort_env.native.backend",
+    "fort_env.native.playout",
+    "fort_env.views.hidden",
     "fort_env.core",
 )
 STATS_EVERY = 200  # inputs between two writes of the target's counts (stats.json)

@@ -145,7 +145,7 @@ def test_config_round_trips_through_config_json(tmp_path: Path) -> None:
         text = json.dumps(dataclasses.asdict(config))
         back = selfplay.config_from_dict(json.loads(text))
         assert back == config and isinstance(back.net_arch, tuple)
-    with pytest.raises(TypeError):
+    with pytest.raises(selfplay.RunFolderError, match="unknown field 'no_such_field'"):
         selfplay.config_from_dict({"preset": "tiny", "no_such_field": 1})
 
 
@@ -160,8 +160,9 @@ def test_run_state_round_trips_and_moves_with_the_directory(tmp_path: Path) -> N
         ],
         0.5,
     )
-    state = {"history": [{"timesteps": 256}], "evals": [{"timesteps": 256, "random": 0.5}],
-             "best": 0.5, "last_eval": 256, "elapsed_before": 3.5, "timesteps": 512}  # fmt: skip
+    state = {"history": [{"timesteps": 256, "train_win_rate": {"random": 0.5}}],
+             "evals": [{"timesteps": 256, "random": 0.5}], "best": 0.5, "last_eval": 256,
+             "elapsed_before": 3.5, "timesteps": 512}  # fmt: skip
     selfplay.save_state(out, league, state)
     (out / "checkpoints" / "latest.safetensors").write_bytes(b"")
     saved = json.loads((out / "checkpoints" / "state.json").read_text())

@@ -13,6 +13,7 @@
 
 #include "bind_common.h"
 #include "fort/constants.h"
+#include "fort/game/errors.h"
 #include "fort/game/rng.h"
 
 namespace py = pybind11;
@@ -31,6 +32,22 @@ uint64_t as_u64_masked(const py::int_& x) {
 
 PYBIND11_MODULE(_core, m) {
     m.doc() = "The compiled core of fort_env (docs/cpp.md); use it through fort_env.native.backend.";
+
+    // fort::StateError (errors.h: a running position the engine cannot go on from, found inside
+    // the core) is fort_env.game.errors.StateError(field, problem), whichever function met it.
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const fort::StateError& e) {
+            try {
+                py::object err = py::module_::import("fort_env.game.errors")
+                                     .attr("StateError")(e.field(), e.what());
+                PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(err.ptr())), err.ptr());
+            } catch (py::error_already_set& failed) {
+                failed.restore();
+            }
+        }
+    });
 
     m.def("mix", [](const py::int_& z) { return fort::mix(as_u64_masked(z)); }, py::arg("z"),
           "The SplitMix64 finaliser of z mod 2**64 (fort_env.game.rng.mix).");

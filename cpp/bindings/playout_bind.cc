@@ -72,7 +72,8 @@ void bind_playout(py::module_& m) {
 
 fort_env.native.playout.policy_action's twin (decision k of a playout draws with event k). The state
 is not changed. Raises ValueError for an unknown policy code, a negative event, a finished
-game or a state with a field out of range; ConfigError for a bad seed.)doc");
+game or a state with a field out of range; ConfigError for a bad seed; StateError for a running
+state with no legal action (fort::StateError, every policy alike).)doc");
     m.def(
         "playout",
         [](const fort::State& s, const py::handle& policy, const py::handle& seed) {
@@ -94,7 +95,8 @@ game or a state with a field out of range; ConfigError for a bad seed.)doc");
 
 returns: float64 array (num_players,), +1 winners, -1 the others; decisions: an int, the
 decisions taken. The state is not changed. Raises ValueError for an unknown policy code or a
-state with a field out of range, ConfigError for a seed outside [0, 2**62).)doc");
+state with a field out of range, ConfigError for a seed outside [0, 2**62), StateError for a
+position with no legal action.)doc");
     m.def(
         "playouts",
         [](const fort::State& s, const py::handle& n, const py::handle& policy,

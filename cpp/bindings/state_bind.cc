@@ -41,13 +41,14 @@ uint64_t check_seed(const py::handle& seed) {
     return static_cast<uint64_t>(v);
 }
 
-// deal.new_state's check of first_player: None (draw it), or int(first_player) in [0, n).
+// core._check_first_player: None (draw it), or an int or numpy integer (not a bool, not a
+// np.timedelta64) in [0, n); anything else is its ConfigError, in its words.
 int check_first_player(const py::handle& first_player, int n) {
     if (first_player.is_none()) return -1;
-    py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Long(first_player.ptr()));
-    if (!as_int) throw py::error_already_set();  // int()'s own TypeError/ValueError
     int64_t v = -1;
-    if (!as_i64(as_int.ptr(), &v) || v < 0 || v >= n)
+    const bool duration =
+        py::isinstance(first_player, py::module_::import("numpy").attr("timedelta64"));
+    if (duration || !fort_bind::int_value(first_player, &v) || v < 0 || v >= n)
         raise_fort_error("ConfigError", "first_player must be in [0, " + std::to_string(n) +
                                             "), got " + py::repr(first_player).cast<std::string>());
     return static_cast<int>(v);
@@ -144,14 +145,30 @@ fort::State from_arrays(std::shared_ptr<fort::Game> game, const py::dict& arrays
             throw py::value_error(std::string("from_arrays: ") + f.name + " must be a numpy array");
         py::array a = v.cast<py::array>();
         std::vector<py::ssize_t> shape(a.shape(), a.shape() + a.ndim());
-        if (!a.dtype().is(f.dtype) || shape != f.shape)
-            throw py::value_error(std::string("from_arrays: ") + f.name + " must be " +
-                                  py::str(f.dtype).cast<std::string>() + " of shape " +
-                                  shape_str(f.shape) + ", got " +
-                                  py::str(a.dtype()).cast<std::string>() + " of shape " +
-                                  shape_str(shape));
-        // a C-contiguous copy of any layout, then into the state
-        py::array c = py::array::ensure(a, py::array::c_style);
+        // Any integer array whose values fit is taken (another byte order, width, layout,
+        // a read-only or unpickled array): compared by kind and value, not dtype identity.
+        const char kind = a.dtype().kind();
+        if ((kind != 'i' && kind != 'u') || shape != f.shape)
+            throw py::value_error(std::string("from_arrays: ") + f.name +
+                                  " must be an integer array of shape " + shape_str(f.shape) +
+                                  " (values fitting " + py::str(f.dtype).cast<std::string>() +
+                                  "), got " + py::str(a.dtype()).cast<std::string>() +
+                                  " of shape " + shape_str(shape));
+        py::module_ np = py::module_::import("numpy");
+        if (!a.dtype().equal(f.dtype) && a.size() > 0) {
+            const py::object info = np.attr("iinfo")(f.dtype);
+            const py::object lo = a.attr("min")(), hi = a.attr("max")();
+            if (lo < info.attr("min") || hi > info.attr("max"))
+                throw py::value_error(std::string("from_arrays: ") + f.name + " holds values in [" +
+                                      py::str(lo).cast<std::string>() + ", " +
+                                      py::str(hi).cast<std::string>() + "], outside " +
+                                      py::str(f.dtype).cast<std::string>() + "'s [" +
+                                      py::str(info.attr("min")).cast<std::string>() + ", " +
+                                      py::str(info.attr("max")).cast<std::string>() + "]");
+        }
+        // a C-contiguous copy of any layout in the field's dtype (native byte order), then
+        // into the state
+        py::array c = np.attr("ascontiguousarray")(a, f.dtype);
         const size_t n = static_cast<size_t>(c.size()) * f.itemsize;
         if (n) std::memcpy(f.data, c.data(), n);
     }

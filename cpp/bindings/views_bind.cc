@@ -13,6 +13,7 @@
 #include "bind_common.h"
 #include "fort/constants.h"
 #include "fort/rules/handlers.h"
+#include "fort/rules/search.h"
 #include "fort/views/hidden.h"
 #include "fort/views/observation.h"
 #include "fort/views/scoring.h"
@@ -150,8 +151,9 @@ IndexError for a state whose codes fall outside their slices.)doc");
             const int p = check_seat(observer, s.game->num_players, "observer");
             const uint64_t sd = check_seed(seed);
             // The arrays are writable from Python: a zone, owner, seat or Fort Level out of
-            // range is a ValueError before anything is read (found by scripts/fuzz_core.py).
-            fort::check_indices(s);
+            // range is a ValueError before anything is read (found by scripts/fuzz_core.py);
+            // the fields the legal actions read too (each try's position is checked: hidden.h).
+            fort::check_search_indices(s);
             try {
                 return fort::resample_hidden(s, p, sd);
             } catch (const std::invalid_argument& e) {
@@ -166,5 +168,7 @@ IndexError for a state whose codes fall outside their slices.)doc");
 
 Raises ValueError for an observer outside [0, num_players) or a state with a field the rules
 index by out of range (a zone, owner, seat, Fort Level), ConfigError for a seed outside
-[0, 2**62), StateError when the hidden cards cannot be re-dealt (the Python messages).)doc");
+[0, 2**62), StateError when the hidden cards cannot be re-dealt or the running state cannot go
+on (the Python messages).)doc");
+    m.attr("MAX_REDEALS") = fort::MAX_REDEALS;  // hidden.MAX_REDEALS (a test compares them)
 }

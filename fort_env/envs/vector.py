@@ -37,6 +37,7 @@ from fort_env.core import FortGame, FortState
 from fort_env.envs.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, observation_box
 from fort_env.envs.single_agent import Opponent, OpponentSampler, SingleAgentEnv, minimal_info
 from fort_env.game.errors import ConfigError, IllegalActionError
+from fort_env.game.inputs import SEED_RANGE, check_seed
 from fort_env.native import backend as cpp_backend
 
 if TYPE_CHECKING:
@@ -368,6 +369,25 @@ class FortBatchVecEnv(VecEnv):
             self._start_games(fresh.tolist())
 
     # ------------------------------------------------------------------ VecEnv API
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seed env i with ``seed + i`` at the next ``reset()`` (SB3's convention; ``None``:
+        a random 32-bit ``seed``). Returns the seeds.
+
+        Raises:
+            ConfigError: ``seed`` is not a seed (``FortGame.new_initial_state``'s check and
+                words: an int or numpy integer in ``[0, 2**62)``, not a bool), or
+                ``seed + num_envs > 2**62``; nothing changed.
+        """
+        if seed is None:
+            return super().seed(None)
+        first = check_seed(seed)
+        if first + self.num_envs > 2**62:
+            raise ConfigError(
+                f"seed + num_envs must be at most 2**62 (env i uses seed + i, {SEED_RANGE}), "
+                f"got seed {first} and num_envs {self.num_envs}"
+            )
+        return super().seed(first)
+
     def reset(self) -> VecEnvObs:
         """Deal every env a new game (seeds from ``seed()``, if called since the last reset)
         and play its opponents up to the learner's first decision.

@@ -184,7 +184,10 @@ def resample_hidden(state: State, observer: _Int, seed: _Int) -> State:
 
     ValueError for an observer outside [0, num_players) or a state with a field out of range,
     ConfigError for a seed outside [0, 2**62), StateError when the hidden cards cannot be
-    re-dealt."""
+    re-dealt or the running state cannot go on (hidden.MAX_REDEALS tries)."""
+
+MAX_REDEALS: Final[int]
+"""hidden.MAX_REDEALS: tries of the re-deal before the state is kept as it is."""
 
 # ------------------------------------------------------------------- batch_bind.cc
 NUM_POLICIES: Final[int]
@@ -255,11 +258,13 @@ def policy_action(state: State, policy: _Int, seed: _Int, event: _Int) -> int:
     """The built-in policy's (a code in [0, NUM_POLICIES)) action at a running state, drawn
     from EventRng(seed, event). The state is not changed. ValueError for an unknown policy
     code, a negative event, a finished game or a state with a field out of range;
-    ConfigError for a bad seed."""
+    ConfigError for a bad seed; StateError for a running state with no legal action (every
+    policy alike)."""
 
 def playout(state: State, policy: _Int, seed: _Int) -> tuple[NDArray[np.float64], int]:
     """fort_env.native.playout.playout on a C++ state: (returns float64 (num_players,),
-    decisions). The state is not changed."""
+    decisions). The state is not changed. StateError if a position with no legal action is
+    met (every policy alike)."""
 
 def playouts(
     state: State, n: _Int, policy: _Int, seed: _Int, threads: _Int = 1

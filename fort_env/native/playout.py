@@ -45,11 +45,12 @@ import numpy as np
 
 from fort_env.core import FortGame, FortState
 from fort_env.game.constants import POLICIES, SEED_LIMIT
-from fort_env.game.errors import ConfigError
+from fort_env.game.errors import ConfigError, StateError
 from fort_env.game.inputs import SEED_RANGE, check_seed
 from fort_env.game.rng import EventRng
 from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState, policy_code
+from fort_env.views.hidden import NO_LEGAL_ACTION
 
 __all__ = [
     "MAX_PLAYOUT_DECISIONS",
@@ -91,11 +92,12 @@ def random_action(state: FortState, rng: EventRng) -> int:
     actions until a legal one is drawn.
 
     Raises:
-        RuntimeError: the running state has no legal action (a state the rules cannot reach).
+        StateError: the running state has no legal action (a state the rules cannot reach;
+            every policy, in both engines, says so in the same words).
     """
     legal = frozenset(state.legal_actions())
     if not legal:
-        raise RuntimeError("policy: no legal action in a running game")
+        raise StateError("ctx.decision", NO_LEGAL_ACTION)
     raw = state.local_legal_actions()
     while True:
         a = raw[rng.below(len(raw))]
@@ -114,7 +116,7 @@ def policy_action(state: FortState, policy: str, rng: EventRng) -> int:
     Raises:
         ConfigError: an unknown policy (:func:`policy_code`; a ``ValueError``).
         ValueError: a policy with no Python twin.
-        RuntimeError: the state has no legal action.
+        StateError: the state has no legal action.
     """
     policy_code(policy, POLICIES)
     if policy not in PYTHON_POLICIES:
@@ -186,7 +188,8 @@ def playout(state: FortState, policy: str = "random", seed: int = 0) -> Playout:
             field out of range (written from Python), naming it.
         ConfigError: an unknown policy (:func:`policy_code`); a bad seed; a compiled core
             older than :data:`POLICIES`.
-        RuntimeError: no legal action, or more than :data:`MAX_PLAYOUT_DECISIONS` decisions.
+        StateError: a position with no legal action (a state the rules cannot reach).
+        RuntimeError: more than :data:`MAX_PLAYOUT_DECISIONS` decisions.
     """
     _check_state(state)
     code = policy_code(policy, POLICIES)
@@ -213,7 +216,7 @@ def playout_batch(
         TypeError: ``state`` is not a FortState; ``n`` or ``threads`` not an int.
         ValueError: ``n < 0``; ``threads`` outside ``[1, MAX_PLAYOUT_THREADS]``.
         ConfigError: an unknown policy; a bad seed, or ``seed + n > 2**62``.
-        RuntimeError: as :func:`playout`.
+        StateError, RuntimeError: as :func:`playout`.
     """
     _check_state(state)
     n = _check_int(n, "n", 0)

@@ -30,7 +30,17 @@ raw int (possibly illegal or out of range) or a value of another type.
    ``winners``, ``resample_hidden``, ``apply_unchecked``, ``check_end``): each may refuse the
    state with ``ValueError``, ``IndexError``, ``RuntimeError`` or a ``fort_env`` error, but
    must never crash (the fuzz build has ASan and UBSan; a crash there kills the process,
-   which the driver reports).
+   which the driver reports). The raw state also goes to every built-in policy
+   (``_core.policy_action``) and to a playout (or a batch on two threads) with one of them,
+   as does its re-deal (issue 26: ``builder`` read out of bounds at a position with no legal
+   action).
+5. **Re-deal and playouts.** (``flags & 32``) The loaded state (after its actions) re-dealt
+   for seat ``p1 % n`` with seed ``p2``: the same state from ``hidden.resample_hidden_seeded``
+   and ``_core.resample_hidden``, or the same error (``StateError``); a running re-deal has a
+   legal action; the Python and C++ ``"random"`` policies choose the same action there and
+   every built-in policy a legal one; and the re-deal (the loaded state when it is refused)
+   plays out with one policy (``p2``), ending the game or raising a documented error
+   (``StateError``, never for a re-deal, or ``RuntimeError`` past the guard).
 
 ``scripts/fuzz_core.py`` runs it under atheris (coverage of the C++ core and of the Python
 validation); ``tests/differential/test_fuzz_target.py`` runs it on the seed corpus and on
@@ -51,9 +61,10 @@ from typing import Any
 import numpy as np
 
 from fort_env import FortGame, FortState, StateError
-from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PERKS, ZONES
+from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PERKS, POLICIES, ZONES
 from fort_env.game.errors import ConfigError, FortError, IllegalActionError
 from fort_env.game.facts import config_card_set
+from fort_env.game.rng import EventRng
 from fort_env.game.state_arrays import (
     ARRAYS,
     C_PROGRAM_LENGTH,
@@ -63,11 +74,16 @@ from fort_env.game.state_arrays import (
     STATE_VERSION,
 )
 from fort_env.native import backend as cb
+from fort_env.native import playout as P
+from fort_env.views.hidden import resample_hidden_seeded
 from tests.differential.harness import CONFIGS, game
 
 HEADER = 4  # config, flags, p1, p2
 CARD_ARRAYS = ("zone", "owner", "pos", "mark", "coin_as")  # a card entry's fields, in order
 MAX_ACTIONS = 48  # action pairs read per input: keeps one execution to milliseconds
+PLAYOUTS = 2  # playouts of a batch per policy (threads=2) in the raw and re-deal checks
+# What a playout or a policy may raise at a state the rules cannot continue (never a crash).
+PLAYOUT_ERRORS = (StateError, RuntimeError)
 MASK_EVERY = 4  # the mask and the actor's observation are compared every so many steps
 RAW_ACTIONS = 8  # apply_unchecked calls on the raw state per input
 # What the raw _core entry points may raise for a state they refuse (never a crash).
@@ -333,6 +349,9 @@ def _raw_core(g: FortGame, arrays: dict[str, np.ndarray], actions: bytes, p1: in
     for f, args in calls:
         with contextlib.suppress(*RAW_ERRORS):
             f(*args)
+    _raw_policies(core, state, p1)
+    with contextlib.suppress(*RAW_ERRORS):
+        _raw_policies(core, core.resample_hidden(state, p1 % g.num_players, p1), p1)
     num = g.num_distinct_actions
     for op, arg in list(_actions(actions, num))[:RAW_ACTIONS]:
         try:
@@ -342,6 +361,69 @@ def _raw_core(g: FortGame, arrays: dict[str, np.ndarray], actions: bytes, p1: in
             core.check_end(state)
         except RAW_ERRORS:
             break
+
+
+def _raw_policies(core: Any, state: Any, p1: int) -> None:
+    """Every built-in policy's action on an unchecked state, and a playout with one of them
+    (``p1``; a batch on two threads when ``p1 & 2``): each may refuse (``RAW_ERRORS``), never
+    crash. One playout per input keeps an execution short (a playout is a whole game)."""
+    for code in range(len(POLICIES)):
+        with contextlib.suppress(*RAW_ERRORS):
+            core.policy_action(state, code, p1, 0)
+    code = p1 % len(POLICIES)
+    with contextlib.suppress(*RAW_ERRORS):
+        if p1 & 2:
+            core.playouts(state, PLAYOUTS, code, p1, 2)
+        else:
+            core.playout(state, code, p1)
+
+
+def _redeal_and_play(py: FortState, cpp: FortState, p1: int, p2: int) -> None:
+    """Check 5: the loaded state re-dealt alike by both engines, and played out."""
+    observer, seed = p1 % py.game.num_players, p2
+    core = cb.require()
+    outcome: list[Any] = []
+    for f in (
+        lambda: resample_hidden_seeded(py, observer, seed),
+        lambda: cb.wrap_core_state(cpp.game, core.resample_hidden(cpp.core_state, observer, seed)),
+    ):
+        try:
+            outcome.append(f())
+        except StateError as exc:
+            outcome.append(("StateError", str(exc)))
+        except Exception as exc:
+            raise Finding(f"resample_hidden raised {type(exc).__name__}: {exc}") from exc
+    rpy, rcpp = outcome
+    if isinstance(rpy, tuple) or isinstance(rcpp, tuple):
+        _same("resample_hidden outcome", rpy if isinstance(rpy, tuple) else "re-dealt",
+              rcpp if isinstance(rcpp, tuple) else "re-dealt")  # fmt: skip
+        start, redealt = cpp, False
+    else:
+        STATS["redeals"] += 1
+        _same("arrays after resample_hidden", _raw(rpy), _raw(rcpp))
+        if not rpy.is_terminal():
+            legal = rpy.legal_actions()
+            if not legal:
+                raise Finding(f"a re-deal at {rpy.decision} has no legal action")
+            _same("legal_actions after resample_hidden", legal, rcpp.legal_actions())
+            _same("the random policy's action after resample_hidden",
+                  P.policy_action(rpy, "random", EventRng(seed, 0)),
+                  core.policy_action(rcpp.core_state, 0, seed, 0))  # fmt: skip
+            for code in range(len(POLICIES)):
+                if core.policy_action(rcpp.core_state, code, seed, 1) not in legal:
+                    raise Finding(f"policy {POLICIES[code]} chose an illegal action")
+        start, redealt = rcpp, True
+    policy = POLICIES[p2 % len(POLICIES)]
+    try:
+        if p2 & 2:
+            P.playouts(start, PLAYOUTS, policy, seed, threads=2)
+            STATS["playouts"] += PLAYOUTS
+        else:
+            P.playout(start, policy, seed)
+            STATS["playouts"] += 1
+    except PLAYOUT_ERRORS as exc:
+        if redealt and isinstance(exc, StateError):
+            raise Finding(f"a playout ({policy}) of a re-deal raised {exc}") from exc
 
 
 def _deal(n: int, setup: str, p1: int, p2: int, raw_seed: int) -> None:
@@ -359,7 +441,7 @@ def _deal(n: int, setup: str, p1: int, p2: int, raw_seed: int) -> None:
 
 # What the inputs did, summed over the process (scripts/fuzz_core.py reports them): inputs,
 # too short for a state, refused by from_dict (StateError), loaded, actions applied on both,
-# raw-core runs, deals compared.
+# raw-core runs, deals compared, re-deals compared, playouts played.
 STATS: Counter[str] = Counter()
 
 
@@ -388,6 +470,8 @@ def one_input(data: bytes) -> int:
     STATS["loaded"] += 1
     steps = _play(*loaded, actions)
     STATS["actions_applied"] += steps
+    if flags & 32:
+        _redeal_and_play(*loaded, p1, p2)
     return steps
 
 
@@ -426,7 +510,8 @@ def seed_corpus(per_config: int, seed: int = 0) -> Iterator[tuple[str, bytes]]:
                 r = rng.random()
                 op = rng.randrange(6) if r < 0.9 else (6 if r < 0.96 else 7)
                 acts += bytes([op + 8 * rng.randrange(32), rng.randrange(256)])
-            flags = (8 if k % 2 else 0) | (16 if k % 3 == 0 else 0)  # raw core, deal
+            # raw core, deal, re-deal and playouts
+            flags = (8 if k % 2 else 0) | (16 if k % 3 == 0 else 0) | (32 if k % 4 < 2 else 0)
             yield f"{n}p-{setup}-{k:03d}", encode(config, s, bytes(acts), flags)
 
 

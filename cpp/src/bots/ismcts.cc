@@ -10,6 +10,7 @@
 #include "fort/bots/policy.h"
 #include "fort/bots/rollout_policy.h"
 #include "fort/constants.h"
+#include "fort/game/errors.h"
 #include "fort/game/rng.h"
 #include "fort/rules/search.h"
 #include "fort/views/hidden.h"
@@ -137,7 +138,7 @@ void Tree::iterate(State& d, int seat) {
     bool in_tree = true;
     for (int steps = 0; !is_over(d) && steps < MAX_PLAYOUT; ++steps) {
         const std::vector<int> legal = legal_actions(d);
-        if (legal.empty()) throw std::logic_error("ismcts: no legal action in a running game");
+        if (legal.empty()) throw_no_legal_action();
         const int64_t kind = d.ctx[C_DECISION];
         int a;
         // the root branches whatever its kind (the caller chose to search it)
@@ -252,7 +253,7 @@ SearchResult ismcts_search(const State& position, int seat, const SearchSettings
     const auto start = Clock::now();
     State root = position;  // the root's legal actions: the seat sees them (no leak)
     const std::vector<int> root_legal = legal_actions(root);
-    if (root_legal.empty()) throw std::logic_error("ismcts: no legal action in a running game");
+    if (root_legal.empty()) throw_no_legal_action();
     Tree tree(settings);
     EventRng deals(settings.seed, EVENT_DEAL);
     int64_t n = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "fort/bots/rollout_policy.h"
+#include "fort/game/errors.h"
 #include "fort/rules/flow.h"
 #include "fort/rules/handlers.h"
 #include "fort/rules/legality.h"
@@ -84,7 +85,7 @@ bool class_legal(State& state, Classes& cls, std::size_t c, const DeadTest& dead
 // Policy::RANDOM (policy.h): rejection over raw_legal.
 int random_action(State& state, EventRng& rng) {
     const std::vector<int> raw = raw_legal(state);
-    if (raw.empty()) throw std::logic_error("policy: no legal action in a running game");
+    if (raw.empty()) throw_no_legal_action();
     const uint64_t m = raw.size();
     if (!searched_stage(state.ctx[C_STAGE]) || constraint_met(state))
         return raw[rng.below(m)];  // compute_legal keeps every raw action here
@@ -102,8 +103,7 @@ int random_action(State& state, EventRng& rng) {
             if (!dead_known) dead = dead_modes_of_choice(state), dead_known = true;
             if (!class_legal(state, cls, cu, dead)) {
                 illegal += static_cast<uint64_t>(cls.members[cu]);
-                if (illegal == m)
-                    throw std::logic_error("policy: no legal action in a running game");
+                if (illegal == m) throw_no_legal_action();
             }
         }
         if (cls.verdict[cu] == 1) return raw[j];
@@ -116,8 +116,11 @@ int policy_action(Policy policy, State& state, EventRng& rng) {
     switch (policy) {
         case Policy::RANDOM:
             return random_action(state, rng);
-        case Policy::BUILDER:
-            return builder_action(state, legal_actions(state), rng);
+        case Policy::BUILDER: {
+            const std::vector<int> legal = legal_actions(state);
+            if (legal.empty()) throw_no_legal_action();  // as random_action
+            return builder_action(state, legal, rng);
+        }
     }
     throw std::invalid_argument("policy: unknown policy code " +
                                 std::to_string(static_cast<int>(policy)));

@@ -10,6 +10,7 @@
 
 #include "fort/bots/weights.h"
 #include "fort/constants.h"
+#include "fort/game/errors.h"
 #include "fort/game/game.h"
 
 namespace fort {
@@ -963,6 +964,7 @@ std::vector<double> builder_scores(const State& state, const std::vector<int>& l
 }
 
 int builder_action(const State& state, const std::vector<int>& legal, EventRng& rng) {
+    if (legal.empty()) throw_no_legal_action();  // nothing to score (errors.h)
     if (legal.size() == 1) return legal[0];
     const std::vector<double> scores = builder_scores(state, legal);
     double best = -1e300;

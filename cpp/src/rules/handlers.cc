@@ -53,6 +53,11 @@ bool within(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
 // |value| of the ctx counters check_indices accepts: a sum of a few of them cannot overflow.
 constexpr int64_t COUNTER_BOUND = int64_t{1} << 40;
+// |value| of the payment counters check_indices accepts: the rules hold them in an int
+// (legality.cc, program.cc payable) and add a few of them (found by scripts/fuzz_core.py's
+// playouts of raw states: pay_either = -2**31 after the cast, minus 1, overflowed). A cost
+// is at most 99 per card (card data limits), so this is far above any game.
+constexpr int64_t PAY_BOUND = int64_t{1} << 20;
 
 // Decisions answered inside a running action (run_program goes on after them).
 bool program_decision(int64_t kind) {
@@ -96,6 +101,8 @@ void check_indices(const State& state) {
                                 C_DRAFT_ROUND, C_FOLLOW_TRASH, C_TRASH_THIS, C_COPIED,
                                 C_BOTH_FULL, C_PROGRAM_FULL, C_PROGRAM_FAILED, C_END_TRIGGERED})
         need(within(x[field], -COUNTER_BOUND, COUNTER_BOUND), "a ctx counter");
+    for (const int64_t field : {C_PAY_TOYS, C_PAY_PIZZA, C_PAY_EITHER})
+        need(within(x[field], -PAY_BOUND, PAY_BOUND), "a ctx payment counter");
     need(within(x[C_SHUFFLES], -SEED_LIMIT, SEED_LIMIT), "ctx.shuffles");
     need(within(x[C_SERIAL], -SEED_LIMIT, SEED_LIMIT), "ctx.serial");
     const int64_t len = x[C_PROGRAM_LENGTH];

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "fort/constants.h"
+#include "fort/game/errors.h"
 #include "fort/game/rng.h"
+#include "fort/rules/search.h"
 
 namespace fort {
 
@@ -60,13 +62,11 @@ struct Counts {
     }
 };
 
-}  // namespace
-
-State resample_hidden(const State& state, int observer, uint64_t seed) {
+// One try of the re-deal (hidden.py _redeal: steps 1-6), drawing from `r`.
+State redeal(const State& state, int observer, EventRng& r) {
     State s = state;  // clone
     const Game& g = *s.game;
     const int64_t nc = g.num_cards;
-    EventRng r(seed, RESAMPLE_EVENT);
 
     // 1. The observer's own deck: same cards, new order.
     std::vector<int64_t> own_deck;
@@ -208,6 +208,33 @@ State resample_hidden(const State& state, int observer, uint64_t seed) {
     // 4. Future shuffles.
     s.ctx[C_SEED] = static_cast<int64_t>(r.below(static_cast<uint64_t>(SEED_LIMIT)));
     s.ctx[C_SHUFFLES] = 0;
+    return s;
+}
+
+}  // namespace
+
+bool can_go_on(State& state) {
+    const int64_t stage = state.ctx[C_STAGE];
+    if (stage == ST_OVER) return true;
+    if (cached_legal_actions(state).empty()) return false;
+    if (searched_stage(stage) && stage != ST_PLAY && stage != ST_FOLLOW) {
+        State copy = state;  // search consumes its state
+        return search(copy, state.ctx[C_SERIAL]);
+    }
+    return true;
+}
+
+State resample_hidden(const State& state, int observer, uint64_t seed) {
+    for (int64_t k = 0; k < MAX_REDEALS; ++k) {
+        EventRng r(seed, static_cast<uint64_t>(RESAMPLE_EVENT + k));
+        State s = redeal(state, observer, r);
+        if (can_go_on(s)) return s;
+    }
+    State s = state;  // every try dead-ended: the hidden cards stay where they are
+    if (!can_go_on(s)) {
+        if (cached_legal_actions(s).empty()) throw_no_legal_action();
+        throw StateError("ctx.stage", NO_COMPLETION);
+    }
     return s;
 }
 

@@ -32,8 +32,9 @@ enum class Policy : int {
 };
 
 // The built-in policy `policy`'s action for the acting seat of a non-terminal state, drawn
-// with `rng`. Throws std::logic_error if the state has no legal action (a state the rules
-// cannot reach) or std::invalid_argument for an unknown policy code.
+// with `rng`. Throws fort::StateError (errors.h: NO_LEGAL_ACTION, every policy alike) if the
+// state has no legal action (a state the rules cannot reach) or std::invalid_argument for an
+// unknown policy code.
 int policy_action(Policy policy, State& state, EventRng& rng);
 
 // Apply a legal action and check the end triggers: the engine's apply_action without the

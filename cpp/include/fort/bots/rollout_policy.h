@@ -29,8 +29,9 @@ namespace fort {
 // for an action the handler does not score. Same length and order as `legal`.
 std::vector<double> builder_scores(const State& state, const std::vector<int>& legal);
 
-// The builder's action among `legal` (non-empty): the best score, ties broken uniformly with
-// `rng` (Python breaks them with 1e-6 of noise from the bot's own generator).
+// The builder's action among `legal`: the best score, ties broken uniformly with `rng` (Python
+// breaks them with 1e-6 of noise from the bot's own generator). An empty `legal` throws
+// fort::StateError (errors.h NO_LEGAL_ACTION), as every built-in policy does.
 int builder_action(const State& state, const std::vector<int>& legal, EventRng& rng);
 
 }  // namespace fort

@@ -35,7 +35,7 @@ struct PlayoutResult {
 // draws keyed by `seed` (above). MAX_PLAYOUT_DECISIONS (constants.h) is a guard, not a rule:
 // a random game ends after a few hundred decisions; a state written from outside that would
 // never end stops there. Throws std::invalid_argument for an unknown policy code,
-// std::logic_error for a running state with no legal action, std::runtime_error past
+// fort::StateError (errors.h) for a running state with no legal action, std::runtime_error past
 // MAX_PLAYOUT_DECISIONS.
 PlayoutResult playout(State state, Policy policy, uint64_t seed);
 
