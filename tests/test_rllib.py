@@ -101,7 +101,7 @@ class _UnmaskedModule(ActionMaskingTorchRLModule):
         return batch
 
 
-def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path) -> None:
+def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path, monkeypatch) -> None:
     import agents
     from agents.arena.tournament import run_tournament
     from train.rllib_selfplay import iteration_summary
@@ -133,6 +133,13 @@ def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path) -> Non
     spec = f"rllib:{checkpoint}:trusted=1"
     games = run_tournament([spec, "random"], 2, 2, seed=0, progress=False)
     assert games["agents"][spec]["games"] == 2
+    # a path relative to the working directory, as the README writes it (loaded afresh)
+    from agents.learned import rllib_agent
+
+    rllib_agent._MODULES.clear()
+    monkeypatch.chdir(tmp_path)
+    games = run_tournament(["rllib:checkpoint:trusted=1", "random"], 2, 2, seed=0, progress=False)
+    assert games["agents"]["rllib:checkpoint:trusted=1"]["games"] == 2
 
     # ... which is what happens without the mask: sampling in the driver, for speed.
     spec = RLModuleSpec(module_class=_UnmaskedModule, model_config={"fcnet_hiddens": [16]})

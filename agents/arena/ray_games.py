@@ -19,6 +19,7 @@ files by paths that exist on every node. Needs Ray (the ``rllib`` extra installs
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -50,6 +51,9 @@ def connect(address: str, num_cpus: int | None = None) -> dict[str, Any]:
             'a Ray address needs Ray: pip install -c constraints.txt -e ".[rllib]" '
             "(in its own venv)"
         ) from e
+    # Ray's usage statistics stay off in the project's own Ray commands unless the user turned
+    # them on (RAY_USAGE_STATS_ENABLED=1 before starting)
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if not ray.is_initialized():
         if address == "local":
             ray.init(

@@ -80,7 +80,8 @@ def load_module(path: str | Path, trusted: bool = False) -> Any:
     if key not in _MODULES:
         from ray.rllib.core.rl_module.rl_module import RLModule
 
-        module = RLModule.from_checkpoint(d)
+        # an absolute path: Ray reads a relative one as a URI ("URI has empty scheme")
+        module = RLModule.from_checkpoint(d.resolve())
         module.eval()
         _MODULES[key] = module
     return _MODULES[key]
