@@ -25,12 +25,7 @@ from fort_env.game.constants import TERMINAL_PLAYER
 from fort_env.game.decisions import Decision, DecisionKind
 from fort_env.game.errors import ConfigError, IllegalActionError, describe
 from fort_env.game.facts import SETUPS, GameFacts
-from fort_env.game.inputs import as_action, check_seed
-from fort_env.game.rules import deal, flow, handlers, legality, search
-from fort_env.game.rules.base import SEARCHED_STAGES
-from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN, ST_OVER
-from fort_env.game.state_arrays import (
-    ARRAYS,
+from fort_env.game.fields import (
     C_ACTOR,
     C_DECISION,
     C_LEADER,
@@ -44,8 +39,12 @@ from fort_env.game.state_arrays import (
     C_PROGRAM_SIDE,
     C_SERIAL,
     C_STAGE,
-    StateArrays,
 )
+from fort_env.game.inputs import as_action, check_seed
+from fort_env.game.rules import deal, flow, handlers, legality, search
+from fort_env.game.rules.base import SEARCHED_STAGES
+from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN, ST_OVER
+from fort_env.game.state_arrays import ARRAYS, StateArrays
 from fort_env.views.hidden import resample_hidden
 from fort_env.views.observation import observation_layout, observation_tensor
 from fort_env.views.scoring import score_breakdown, winners

@@ -45,7 +45,7 @@ import agents  # noqa: E402
 from agents.arena.games import decision_info  # noqa: E402
 from agents.base import LazyObservation  # noqa: E402
 from fort_env import FortGame  # noqa: E402
-from fort_env.game.state_arrays import C_END_TRIGGERED, P_FORT_LEVEL, P_SCORE, P_TURNS  # noqa: E402
+from fort_env.game.fields import C_END_TRIGGERED, P_FORT_LEVEL, P_SCORE, P_TURNS  # noqa: E402
 from tests.test_invariants import MAX_DECISIONS, check_state  # noqa: E402
 
 DEFAULT_AGENTS = ("random", "heuristic", "builder", "scorer", "opportunist")

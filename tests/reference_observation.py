@@ -34,7 +34,7 @@ from fort_env.game.constants import (
     ZONES,
 )
 from fort_env.game.decisions import DecisionKind
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTOR,
     C_ANY_SUIT_PRIVATE,
     C_ANY_SUIT_PUBLIC,

@@ -28,7 +28,8 @@ import numpy as np
 
 from fort_env import FortGame, FortState, StateError
 from fort_env.game.constants import MADE_UP_RULES, PERKS, ZONES
-from fort_env.game.state_arrays import CTX_FIELDS, P_FORT_LEVEL, P_SCORE, PLAYER_FIELDS
+from fort_env.game.fields import P_FORT_LEVEL, P_SCORE
+from fort_env.game.state_arrays import CTX_FIELDS, PLAYER_FIELDS
 from tests.test_invariants import MAX_DECISIONS, check_state
 
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"), (3, "advanced")]

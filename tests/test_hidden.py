@@ -29,7 +29,7 @@ from fort_env.game.constants import (
 )
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.errors import ConfigError
-from fort_env.game.state_arrays import C_ACTOR, C_DECISION, C_PENDING_COIN, C_SEED, C_SHUFFLES
+from fort_env.game.fields import C_ACTOR, C_DECISION, C_PENDING_COIN, C_SEED, C_SHUFFLES
 from fort_env.views.hidden import resample_hidden_seeded
 from tests.scenario import build
 

@@ -22,7 +22,7 @@ from fort_env.game.constants import (
     XXL_BACKPACK_BONUS,
     ZONES,
 )
-from fort_env.game.state_arrays import P_FORT_LEVEL, P_PACK_PIZZA, P_PACK_TOYS, P_SCORE, P_TURNS
+from fort_env.game.fields import P_FORT_LEVEL, P_PACK_PIZZA, P_PACK_TOYS, P_SCORE, P_TURNS
 
 GAMES = int(os.environ.get("FORT_INVARIANT_GAMES", "1000"))
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"), (4, "advanced")]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame, IllegalActionError
-from fort_env.game.state_arrays import C_PROGRAM_FAILED
+from fort_env.game.fields import C_PROGRAM_FAILED
 from tests.reference import BudgetExceeded, reference_legal_actions
 
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced")]

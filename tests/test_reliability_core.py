@@ -199,7 +199,7 @@ def test_the_core_refuses_a_payment_counter_past_an_int() -> None:
     ``pay_either = 2**31`` passed the counters' bound (2**40), the rules cast it to an int
     (-2**31) and subtracted one (UBSan: signed overflow in legality.cc). The payment counters
     are now bounded by 2**20 before any rule reads them."""
-    from fort_env.game.state_arrays import C_PAY_EITHER, C_PAY_PIZZA, C_PAY_TOYS
+    from fort_env.game.fields import C_PAY_EITHER, C_PAY_PIZZA, C_PAY_TOYS
 
     core = cpp_backend.require()
     state = FortGame(2, "basic", backend="cpp").new_initial_state(1)

@@ -227,8 +227,8 @@ from fort_env.game.constants import (
     XXL_BACKPACK_BONUS,
 )
 from fort_env.game.errors import ConfigError
+from fort_env.game.fields import P_FORT_LEVEL
 from fort_env.game.inputs import as_action, check_seed
-from fort_env.game.state_arrays import P_FORT_LEVEL
 from fort_env.records import RecordError, make_record
 from fort_env.views.observation import SIZE_SCALE, observation_layout
 from fort_env.views.text import card_label, state_to_string

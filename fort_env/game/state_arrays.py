@@ -26,7 +26,6 @@ from fort_env.game.constants import IN_BOX, IN_STACK, MADE_UP_RULES, NUM_SUITS, 
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.errors import StateError, describe
 from fort_env.game.facts import config_card_set
-from fort_env.game.fields import *  # noqa: F403  (C_*/P_*: generated; re-exported for now)
 from fort_env.game.fields import (
     C_ACTOR,
     C_DECISION,
@@ -63,7 +62,7 @@ MAX_STEPS = MAX_ACTION_STEPS  # longest unrolled action; card data is checked at
 
 # The named fields (scalars of ctx, columns of players) come from one table for both engines
 # (fort_env/game/schema.py); their index constants C_*/P_* are generated into fields.py with the
-# C++ spelling, and re-exported here, where the rules have always imported them.
+# C++ spelling, and imported from there.
 CTX_FIELDS: tuple[str, ...] = tuple(name for name, _ in CTX_TABLE)  # keys of to_dict()["ctx"]
 CTX_DEFAULTS: tuple[int, ...] = tuple(default for _, default in CTX_TABLE)
 PLAYER_FIELDS: tuple[str, ...] = PLAYER_TABLE  # keys of to_dict()["players"][p]

@@ -73,28 +73,7 @@ from fort_env.game.constants import (
 )
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.errors import StateError
-from fort_env.game.inputs import SEED_RANGE, is_seed
-from fort_env.game.rules import program, search, verbs
-from fort_env.game.rules.base import FULL, NONE, SEARCHED_STAGES
-from fort_env.game.stages import (
-    ST_ACTION,
-    ST_ADD,
-    ST_ADD_COIN,
-    ST_ANY_SUIT,
-    ST_BIRTHDAY,
-    ST_DECLARE,
-    ST_DO_OVER,
-    ST_DRAFT,
-    ST_FOLLOW,
-    ST_FOLLOW_RUN,
-    ST_FOLLOW_SECOND,
-    ST_MODE,
-    ST_OVER,
-    ST_PLAY,
-    ST_RECRUIT,
-    ST_ROUGH_HOUSING,
-)
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTION_STEP,
     C_ACTOR,
     C_ANY_SUIT_PRIVATE,
@@ -134,8 +113,6 @@ from fort_env.game.state_arrays import (
     C_SHUFFLES,
     C_STAGE,
     C_TRASH_THIS,
-    CTX_FIELDS,
-    MAX_STEPS,
     P_FORT_LEVEL,
     P_PACK_PIZZA,
     P_PACK_TOYS,
@@ -143,8 +120,29 @@ from fort_env.game.state_arrays import (
     P_STUFF_PIZZA,
     P_STUFF_TOYS,
     P_TURNS,
-    PLAYER_FIELDS,
 )
+from fort_env.game.inputs import SEED_RANGE, is_seed
+from fort_env.game.rules import program, search, verbs
+from fort_env.game.rules.base import FULL, NONE, SEARCHED_STAGES
+from fort_env.game.stages import (
+    ST_ACTION,
+    ST_ADD,
+    ST_ADD_COIN,
+    ST_ANY_SUIT,
+    ST_BIRTHDAY,
+    ST_DECLARE,
+    ST_DO_OVER,
+    ST_DRAFT,
+    ST_FOLLOW,
+    ST_FOLLOW_RUN,
+    ST_FOLLOW_SECOND,
+    ST_MODE,
+    ST_OVER,
+    ST_PLAY,
+    ST_RECRUIT,
+    ST_ROUGH_HOUSING,
+)
+from fort_env.game.state_arrays import CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS
 
 if TYPE_CHECKING:
     from fort_env.game.facts import GameFacts as FortGame

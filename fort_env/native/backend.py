@@ -32,16 +32,10 @@ from fort_env.game.constants import MADE_UP_RULES, PERKS, POLICIES, SEED_LIMIT, 
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.errors import ConfigError, IllegalActionError
 from fort_env.game.facts import GameFacts
+from fort_env.game.fields import C_DECISION
 from fort_env.game.inputs import as_action
 from fort_env.game.stages import NUM_STAGES
-from fort_env.game.state_arrays import (
-    ARRAYS,
-    C_DECISION,
-    CTX_FIELDS,
-    MAX_STEPS,
-    PLAYER_FIELDS,
-    StateArrays,
-)
+from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS, StateArrays
 from fort_env.views.hidden import suit_class
 
 if TYPE_CHECKING:

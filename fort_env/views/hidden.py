@@ -78,13 +78,7 @@ from fort_env.game.constants import (
 )
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.errors import StateError
-from fort_env.game.inputs import check_seed
-from fort_env.game.rng import EventRng
-from fort_env.game.rules import search
-from fort_env.game.rules.base import SEARCHED_STAGES
-from fort_env.game.stages import ST_FOLLOW, ST_OVER, ST_PLAY
-from fort_env.game.state_arrays import (
-    ARRAYS,
+from fort_env.game.fields import (
     C_ACTOR,
     C_DECISION,
     C_PENDING_COIN,
@@ -92,8 +86,13 @@ from fort_env.game.state_arrays import (
     C_SERIAL,
     C_SHUFFLES,
     C_STAGE,
-    StateArrays,
 )
+from fort_env.game.inputs import check_seed
+from fort_env.game.rng import EventRng
+from fort_env.game.rules import search
+from fort_env.game.rules.base import SEARCHED_STAGES
+from fort_env.game.stages import ST_FOLLOW, ST_OVER, ST_PLAY
+from fort_env.game.state_arrays import ARRAYS, StateArrays
 
 if TYPE_CHECKING:
     from fort_env.game.facts import GameFacts

@@ -43,8 +43,7 @@ from fort_env.game.constants import (
     ZONES,
 )
 from fort_env.game.decisions import DecisionKind
-from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTOR,
     C_ANY_SUIT_PRIVATE,
     C_ANY_SUIT_PUBLIC,
@@ -66,6 +65,7 @@ from fort_env.game.state_arrays import (
     C_STAGE,
     P_FORT_LEVEL,
 )
+from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN
 
 if TYPE_CHECKING:
     from fort_env.game.facts import GameFacts

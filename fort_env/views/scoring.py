@@ -24,7 +24,7 @@ from fort_env.game.constants import (
     YARD,
     ZONES,
 )
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_SCULPTURE,
     P_FORT_LEVEL,
     P_PACK_PIZZA,

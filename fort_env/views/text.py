@@ -19,7 +19,7 @@ from fort_env.game.constants import (
     SUITS,
     YARD,
 )
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_LEADER,
     C_SCULPTURE,
     P_FORT_LEVEL,

@@ -29,8 +29,9 @@ import pytest
 from fort_env import FortGame
 from fort_env.core import FortState
 from fort_env.game.decisions import DecisionKind
+from fort_env.game.fields import C_STAGE
 from fort_env.game.rules import handlers, legality
-from fort_env.game.state_arrays import ARRAYS, C_STAGE, CTX_FIELDS
+from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS
 from fort_env.native import backend as cpp_backend
 from tests.differential import harness
 
@@ -134,7 +135,7 @@ def boosted(g: FortGame, seed: int) -> FortState:
     perhaps taken: the rarer paths (every perk, Level 5 twice, full Stuff and Packs) come
     within a few turns of random play."""
     from fort_env.game.constants import IN_BOX, IN_STACK, PERKS, XXL
-    from fort_env.game.state_arrays import (
+    from fort_env.game.fields import (
         C_SCULPTURE,
         P_FORT_LEVEL,
         P_PACK_PIZZA,
@@ -276,8 +277,8 @@ def test_a_finished_game_refuses_every_action() -> None:
 )
 def test_check_end_matches_python(change: str) -> None:
     from fort_env.game.constants import PARK_DECK, TRASH
+    from fort_env.game.fields import C_END_TRIGGERED, P_FORT_LEVEL, P_SCORE
     from fort_env.game.rules import flow
-    from fort_env.game.state_arrays import C_END_TRIGGERED, P_FORT_LEVEL, P_SCORE
 
     g = game(4, "basic")
     py = g.new_initial_state(5)
@@ -324,7 +325,7 @@ def test_a_state_with_a_field_out_of_range_is_refused(field: str, value: int) ->
 
 @pytest.mark.parametrize("where", ["zone", "owner", "coin_as", "level", "verb", "then"])
 def test_a_state_with_a_bad_array_entry_is_refused(where: str) -> None:
-    from fort_env.game.state_arrays import C_PROGRAM_LENGTH, P_FORT_LEVEL
+    from fort_env.game.fields import C_PROGRAM_LENGTH, P_FORT_LEVEL
 
     g = game(3, "basic")
     source = arrays(g.new_initial_state(4))

@@ -29,8 +29,8 @@ import pytest
 from fort_env.core import FortState
 from fort_env.envs import single_agent as wrappers
 from fort_env.envs.single_agent import SingleAgentEnv
+from fort_env.game.fields import C_SEED
 from fort_env.game.rng import EventRng
-from fort_env.game.state_arrays import C_SEED
 from fort_env.native import backend as cpp_backend
 from fort_env.native import playout
 from tests.differential.harness import game as shared_game

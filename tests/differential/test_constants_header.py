@@ -29,8 +29,8 @@ def test_committed_header_matches_the_python_source() -> None:
 def test_header_names_the_shared_codes() -> None:
     from fort_env.game.constants import DECK, PARK_DECK
     from fort_env.game.decisions import DecisionKind
+    from fort_env.game.fields import C_SHUFFLES, P_TURNS
     from fort_env.game.stages import ST_OVER
-    from fort_env.game.state_arrays import C_SHUFFLES, P_TURNS
 
     text = _generator().render()
     assert f"Z_PARK_DECK = {PARK_DECK};" in text and f"Z_DECK = {DECK};" in text

@@ -89,7 +89,7 @@ def test_the_rules_refuse_counters_that_would_overflow() -> None:
     """Found by the fuzzer: pay_toys + pay_pizza + pay_either of a state written from Python
     overflowed int64 in run_program (undefined behaviour in C++; Python's ints just grow).
     The rules' entry points now refuse such counters, far above what any game reaches."""
-    from fort_env.game.state_arrays import C_PAY_TOYS, C_SERIAL
+    from fort_env.game.fields import C_PAY_TOYS, C_SERIAL
 
     core = cb.require()
     s = game(2, "basic", "cpp").new_initial_state(1)

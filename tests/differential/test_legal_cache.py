@@ -23,8 +23,8 @@ from fort_env import FortGame
 from fort_env.game.constants import ZONES
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.errors import IllegalActionError
+from fort_env.game.fields import C_ACTOR, C_DECISION, C_STAGE
 from fort_env.game.stages import ST_OVER
-from fort_env.game.state_arrays import C_ACTOR, C_DECISION, C_STAGE
 from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState
 from tests.differential.harness import game

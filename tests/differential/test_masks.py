@@ -25,15 +25,9 @@ import pytest
 from fort_env import FortGame
 from fort_env.core import FortState
 from fort_env.game.decisions import DecisionKind
+from fort_env.game.fields import C_ACTOR, C_DECISION, C_PC, C_PLAYED_CARD, C_PROGRAM_LENGTH
 from fort_env.game.rules import legality
-from fort_env.game.state_arrays import (
-    ARRAYS,
-    C_ACTOR,
-    C_DECISION,
-    C_PC,
-    C_PLAYED_CARD,
-    C_PROGRAM_LENGTH,
-)
+from fort_env.game.state_arrays import ARRAYS
 from fort_env.native import backend as cpp_backend
 from tests.differential import harness
 

@@ -22,6 +22,7 @@ import numpy as np
 from fort_env.game.cards import REPEAT, Effect, multipliers
 from fort_env.game.constants import PARK, PARK_DECK, XXL, XXL_BACKPACK_BONUS, YARD
 from fort_env.game.decisions import DecisionKind
+from fort_env.game.fields import C_ACTOR, C_DECISION, C_LEADER, C_SEED, C_SHUFFLES, P_FORT_LEVEL
 from fort_env.game.rng import EventRng
 from fort_env.game.stages import (
     ST_ACTION,
@@ -36,15 +37,7 @@ from fort_env.game.stages import (
     ST_PLAY,
     ST_PROBE,
 )
-from fort_env.game.state_arrays import (
-    C_ACTOR,
-    C_DECISION,
-    C_LEADER,
-    C_SEED,
-    C_SHUFFLES,
-    P_FORT_LEVEL,
-    StateArrays,
-)
+from fort_env.game.state_arrays import StateArrays
 
 # Decision kinds as plain ints: IntEnum attribute access is slow on the hot path (py3.11).
 K = SimpleNamespace(**{kind.name: int(kind) for kind in DecisionKind})

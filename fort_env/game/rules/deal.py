@@ -28,19 +28,13 @@ from fort_env.game.constants import (
 )
 from fort_env.game.errors import ConfigError
 from fort_env.game.facts import GameFacts
+from fort_env.game.fields import C_DRAFT_ROUND, C_FIRST_PLAYER, C_LEADER, C_SEED, C_STAGE
 from fort_env.game.inputs import check_seed
 from fort_env.game.rng import EventRng
 from fort_env.game.rules import base, flow
 from fort_env.game.rules.base import K, event_rng, top_of_park_deck
 from fort_env.game.stages import ST_DRAFT
-from fort_env.game.state_arrays import (
-    C_DRAFT_ROUND,
-    C_FIRST_PLAYER,
-    C_LEADER,
-    C_SEED,
-    C_STAGE,
-    StateArrays,
-)
+from fort_env.game.state_arrays import StateArrays
 
 S = TypeVar("S", bound=StateArrays)
 

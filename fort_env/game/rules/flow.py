@@ -29,23 +29,7 @@ from fort_env.game.constants import (
     TRASH,
     YARD,
 )
-from fort_env.game.rules import base, program
-from fort_env.game.rules.base import BOTH_FULL_TAIL, K
-from fort_env.game.stages import (
-    ST_ACTION,
-    ST_ADD,
-    ST_ANY_SUIT,
-    ST_BIRTHDAY,
-    ST_DO_OVER,
-    ST_FOLLOW,
-    ST_FOLLOW_RUN,
-    ST_MODE,
-    ST_OVER,
-    ST_PLAY,
-    ST_RECRUIT,
-    ST_ROUGH_HOUSING,
-)
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTION_STEP,
     C_ANY_SUIT_PRIVATE,
     C_ANY_SUIT_PUBLIC,
@@ -71,8 +55,24 @@ from fort_env.game.state_arrays import (
     P_FORT_LEVEL,
     P_SCORE,
     P_TURNS,
-    StateArrays,
 )
+from fort_env.game.rules import base, program
+from fort_env.game.rules.base import BOTH_FULL_TAIL, K
+from fort_env.game.stages import (
+    ST_ACTION,
+    ST_ADD,
+    ST_ANY_SUIT,
+    ST_BIRTHDAY,
+    ST_DO_OVER,
+    ST_FOLLOW,
+    ST_FOLLOW_RUN,
+    ST_MODE,
+    ST_OVER,
+    ST_PLAY,
+    ST_RECRUIT,
+    ST_ROUGH_HOUSING,
+)
+from fort_env.game.state_arrays import StateArrays
 
 
 def begin_turn(state: StateArrays) -> None:

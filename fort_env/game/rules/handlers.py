@@ -28,18 +28,7 @@ from fort_env.game.constants import (
     TRASH,
     USED,
 )
-from fort_env.game.rules import base, deal, flow, program, verbs
-from fort_env.game.rules.base import Handler, K, RulesGame
-from fort_env.game.stages import (
-    ST_ACTION,
-    ST_ADD,
-    ST_ADD_COIN,
-    ST_BIRTHDAY,
-    ST_DECLARE,
-    ST_FOLLOW_SECOND,
-    ST_RECRUIT,
-)
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTION_STEP,
     C_ACTOR,
     C_ANY_SUIT_PRIVATE,
@@ -65,8 +54,19 @@ from fort_env.game.state_arrays import (
     C_STAGE,
     P_PACK_PIZZA,
     P_STUFF_PIZZA,
-    StateArrays,
 )
+from fort_env.game.rules import base, deal, flow, program, verbs
+from fort_env.game.rules.base import Handler, K, RulesGame
+from fort_env.game.stages import (
+    ST_ACTION,
+    ST_ADD,
+    ST_ADD_COIN,
+    ST_BIRTHDAY,
+    ST_DECLARE,
+    ST_FOLLOW_SECOND,
+    ST_RECRUIT,
+)
+from fort_env.game.state_arrays import StateArrays
 
 
 def apply(state: StateArrays, a: int) -> None:

@@ -27,9 +27,7 @@ from fort_env.game.constants import (
     TOYS,
     YARD,
 )
-from fort_env.game.rules import base, flow, verbs
-from fort_env.game.rules.base import NONE, K
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTOR,
     C_ANY_SUIT_PRIVATE,
     C_ANY_SUIT_PUBLIC,
@@ -44,8 +42,10 @@ from fort_env.game.state_arrays import (
     P_FORT_LEVEL,
     P_PACK_PIZZA,
     P_STUFF_PIZZA,
-    StateArrays,
 )
+from fort_env.game.rules import base, flow, verbs
+from fort_env.game.rules.base import NONE, K
+from fort_env.game.state_arrays import StateArrays
 
 
 def raw_legal(state: StateArrays) -> list[int]:

@@ -31,19 +31,7 @@ from fort_env.game.constants import (
     LOOKOUT,
     MAX_FORT_LEVEL,
 )
-from fort_env.game.rules import base, verbs
-from fort_env.game.rules.base import (
-    FULL,
-    NONE,
-    REWARD_PERK,
-    REWARD_RULE,
-    K,
-    mults,
-    repeats_plain_body,
-)
-from fort_env.game.rules.verbs import VERB_DECISION, cost  # program.cost: kept for callers
-from fort_env.game.stages import ST_ACTION, ST_PROBE, ST_PROBE_DONE
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ANY_SUIT_PRIVATE,
     C_ANY_SUIT_PUBLIC,
     C_BOTH_FULL,
@@ -66,12 +54,23 @@ from fort_env.game.state_arrays import (
     C_SCULPTURE,
     C_SERIAL,
     C_STAGE,
-    MAX_STEPS,
     P_FORT_LEVEL,
     P_PACK_PIZZA,
     P_PACK_TOYS,
-    StateArrays,
 )
+from fort_env.game.rules import base, verbs
+from fort_env.game.rules.base import (
+    FULL,
+    NONE,
+    REWARD_PERK,
+    REWARD_RULE,
+    K,
+    mults,
+    repeats_plain_body,
+)
+from fort_env.game.rules.verbs import VERB_DECISION, cost  # program.cost: kept for callers
+from fort_env.game.stages import ST_ACTION, ST_PROBE, ST_PROBE_DONE
+from fort_env.game.state_arrays import MAX_STEPS, StateArrays
 
 # Unrolled programs by (effect tree, multiplier counts): a cache of the pure function
 # ``unroll``. Effect trees are plain tuples, so equal trees share entries whatever card set they

@@ -25,18 +25,7 @@ from fort_env.game.cards import (
     multipliers,
 )
 from fort_env.game.constants import COIN, HAND, LOOKOUT, NUM_SUITS
-from fort_env.game.rules import flow, handlers, legality, program, witness
-from fort_env.game.rules.base import (
-    BOTH_FULL_TAIL,
-    SEARCHED_STAGES,
-    K,
-    RulesGame,
-    mults,
-    repeats_plain_body,
-)
-from fort_env.game.rules.verbs import STATUS_READS, STEP_CHANGES, plain_reads
-from fort_env.game.stages import ST_ACTION, ST_FOLLOW, ST_PLAY
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTION_STEP,
     C_ANY_SUIT_PRIVATE,
     C_ANY_SUIT_PUBLIC,
@@ -50,8 +39,19 @@ from fort_env.game.state_arrays import (
     C_PROGRAM_FULL,
     C_SERIAL,
     C_STAGE,
-    StateArrays,
 )
+from fort_env.game.rules import flow, handlers, legality, program, witness
+from fort_env.game.rules.base import (
+    BOTH_FULL_TAIL,
+    SEARCHED_STAGES,
+    K,
+    RulesGame,
+    mults,
+    repeats_plain_body,
+)
+from fort_env.game.rules.verbs import STATUS_READS, STEP_CHANGES, plain_reads
+from fort_env.game.stages import ST_ACTION, ST_FOLLOW, ST_PLAY
+from fort_env.game.state_arrays import StateArrays
 
 SEARCH_MEMO_LIMIT = 200_000  # entries (16-byte digests) before the memo is cleared
 

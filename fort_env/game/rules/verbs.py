@@ -46,10 +46,7 @@ from fort_env.game.constants import (
     YARD,
 )
 from fort_env.game.facts import advance_cost
-from fort_env.game.rules import base
-from fort_env.game.rules.base import FULL, NONE, PARTIAL, K
-from fort_env.game.stages import ST_FOLLOW_RUN
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_CONVERT_FROM,
     C_FOLLOW_TRASH,
     C_PAY_EITHER,
@@ -66,8 +63,11 @@ from fort_env.game.state_arrays import (
     P_SCORE,
     P_STUFF_PIZZA,
     P_STUFF_TOYS,
-    StateArrays,
 )
+from fort_env.game.rules import base
+from fort_env.game.rules.base import FULL, NONE, PARTIAL, K
+from fort_env.game.stages import ST_FOLLOW_RUN
+from fort_env.game.state_arrays import StateArrays
 
 # What a step's status (can it be done now?) reads, and what doing a step can change, for the
 # player doing it: the tags below name parts of the state.

@@ -20,11 +20,7 @@ from fort_env.game.cards import (
     single_step,
 )
 from fort_env.game.constants import COIN, COPY_CAT, IN_PLAY, NUM_SUITS, STUFF_CAPACITY
-from fort_env.game.rules import base, flow, handlers, legality, program, verbs
-from fort_env.game.rules.base import FULL, NONE, K, RulesGame, mults
-from fort_env.game.rules.verbs import ONE_STEP_VERBS
-from fort_env.game.stages import ST_PROBE, ST_PROBE_DONE
-from fort_env.game.state_arrays import (
+from fort_env.game.fields import (
     C_ACTOR,
     C_CONVERT_FROM,
     C_DECISION,
@@ -39,8 +35,12 @@ from fort_env.game.state_arrays import (
     C_STAGE,
     P_STUFF_PIZZA,
     P_STUFF_TOYS,
-    StateArrays,
 )
+from fort_env.game.rules import base, flow, handlers, legality, program, verbs
+from fort_env.game.rules.base import FULL, NONE, K, RulesGame, mults
+from fort_env.game.rules.verbs import ONE_STEP_VERBS
+from fort_env.game.stages import ST_PROBE, ST_PROBE_DONE
+from fort_env.game.state_arrays import StateArrays
 
 
 def dead_modes_of_choice(state: StateArrays) -> Any:
