@@ -16,6 +16,7 @@
 #include "fort/bots/policy.h"
 #include "fort/constants.h"
 #include "fort/envs/batch.h"
+#include "fort/envs/self_play.h"
 
 namespace py = pybind11;
 
@@ -112,7 +113,7 @@ std::string shape_str(const std::vector<py::ssize_t>& shape) {
 // ValueError naming the buffer and what is wrong (the messages are built only then: this
 // runs for ten buffers on every call).
 template <typename T>
-T* buffer(Buffers& b, const py::dict& d, const char* name, const std::vector<py::ssize_t>& shape) {
+T* buffer(std::vector<py::array>& keep, const py::dict& d, const char* name, const std::vector<py::ssize_t>& shape) {
     const auto describe = [&] {
         return py::str(py::dtype::of<T>()).cast<std::string>() + " array of shape " +
                shape_str(shape);
@@ -137,7 +138,7 @@ T* buffer(Buffers& b, const py::dict& d, const char* name, const std::vector<py:
     if (!(a.flags() & py::array::c_style))
         throw py::value_error(std::string("out['") + name + "'] must be C-contiguous");
     if (!a.writeable()) throw py::value_error(std::string("out['") + name + "'] must be writeable");
-    b.keep.push_back(a);
+    keep.push_back(a);
     return static_cast<T*>(a.mutable_data());
 }
 
@@ -148,16 +149,16 @@ Buffers buffers(const fort::Batch& batch, const py::handle& out) {
     const auto d = py::reinterpret_borrow<py::dict>(out);
     const py::ssize_t b = batch.num_envs(), D = batch.observation_size(), N = batch.num_actions();
     Buffers bs;
-    bs.out.obs = buffer<float>(bs, d, "obs", {b, D});
-    bs.out.mask = buffer<bool>(bs, d, "mask", {b, N});
-    bs.out.actor = buffer<int8_t>(bs, d, "actor", {b});
-    bs.out.seat = buffer<int8_t>(bs, d, "seat", {b});
-    bs.out.game_seed = buffer<int64_t>(bs, d, "game_seed", {b});
-    bs.out.reward = buffer<float>(bs, d, "reward", {b});
-    bs.out.done = buffer<bool>(bs, d, "done", {b});
-    bs.out.illegal = buffer<bool>(bs, d, "illegal", {b});
-    bs.out.terminal_obs = buffer<float>(bs, d, "terminal_obs", {b, D});
-    bs.out.end_info = buffer<int64_t>(bs, d, "end_info", {b, fort::END_FIELDS});
+    bs.out.obs = buffer<float>(bs.keep, d, "obs", {b, D});
+    bs.out.mask = buffer<bool>(bs.keep, d, "mask", {b, N});
+    bs.out.actor = buffer<int8_t>(bs.keep, d, "actor", {b});
+    bs.out.seat = buffer<int8_t>(bs.keep, d, "seat", {b});
+    bs.out.game_seed = buffer<int64_t>(bs.keep, d, "game_seed", {b});
+    bs.out.reward = buffer<float>(bs.keep, d, "reward", {b});
+    bs.out.done = buffer<bool>(bs.keep, d, "done", {b});
+    bs.out.illegal = buffer<bool>(bs.keep, d, "illegal", {b});
+    bs.out.terminal_obs = buffer<float>(bs.keep, d, "terminal_obs", {b, D});
+    bs.out.end_info = buffer<int64_t>(bs.keep, d, "end_info", {b, fort::END_FIELDS});
     return bs;
 }
 
@@ -178,6 +179,58 @@ py::dict new_buffers(const fort::Batch& batch) {
     d["terminal_obs"] = zeros(py::dtype::of<float>(), {b, D});
     d["end_info"] = zeros(py::dtype::of<int64_t>(), {b, fort::END_FIELDS});
     return d;
+}
+
+// The buffers of a SelfPlay call (self_play.h SelfPlayOut), checked like Buffers.
+struct SelfPlayBuffers {
+    fort::SelfPlayOut out;
+    std::vector<py::array> keep;
+};
+
+SelfPlayBuffers self_play_buffers(const fort::SelfPlay& sp, const py::handle& out) {
+    if (!py::isinstance<py::dict>(out))
+        throw py::type_error("out must be a dict of numpy arrays (SelfPlay.buffers()), got " +
+                             py::str(py::type::of(out)).cast<std::string>());
+    const auto d = py::reinterpret_borrow<py::dict>(out);
+    const py::ssize_t b = sp.num_envs(), D = sp.observation_size(), N = sp.num_actions(),
+                      n = sp.num_players();
+    SelfPlayBuffers bs;
+    bs.out.obs = buffer<float>(bs.keep, d, "obs", {b, D});
+    bs.out.mask = buffer<bool>(bs.keep, d, "mask", {b, N});
+    bs.out.actor = buffer<int8_t>(bs.keep, d, "actor", {b});
+    bs.out.codes = buffer<int8_t>(bs.keep, d, "codes", {b, n});
+    bs.out.game_seed = buffer<int64_t>(bs.keep, d, "game_seed", {b});
+    bs.out.rewards = buffer<float>(bs.keep, d, "rewards", {b, n});
+    bs.out.done = buffer<bool>(bs.keep, d, "done", {b});
+    bs.out.end_info = buffer<int64_t>(bs.keep, d, "end_info", {b, fort::SP_END_FIELDS});
+    return bs;
+}
+
+py::dict new_self_play_buffers(const fort::SelfPlay& sp) {
+    const py::ssize_t b = sp.num_envs(), D = sp.observation_size(), N = sp.num_actions(),
+                      n = sp.num_players();
+    auto zeros = [](py::dtype dt, std::vector<py::ssize_t> shape) {
+        return py::module_::import("numpy").attr("zeros")(py::tuple(py::cast(shape)), dt);
+    };
+    py::dict d;
+    d["obs"] = zeros(py::dtype::of<float>(), {b, D});
+    d["mask"] = zeros(py::dtype::of<bool>(), {b, N});
+    d["actor"] = zeros(py::dtype::of<int8_t>(), {b});
+    d["codes"] = zeros(py::dtype::of<int8_t>(), {b, n});
+    d["game_seed"] = zeros(py::dtype::of<int64_t>(), {b});
+    d["rewards"] = zeros(py::dtype::of<float>(), {b, n});
+    d["done"] = zeros(py::dtype::of<bool>(), {b});
+    d["end_info"] = zeros(py::dtype::of<int64_t>(), {b, fort::SP_END_FIELDS});
+    return d;
+}
+
+// The (K,) int64 env ids of a call; (K,) or (K, cols) values checked as int_array does.
+std::vector<int32_t> codes_arg(const py::handle& codes, int64_t rows, int64_t cols) {
+    const std::vector<int64_t> c = int_array(codes, "codes", rows, cols);
+    std::vector<int32_t> c32(c.size());
+    for (size_t k = 0; k < c.size(); ++k)
+        c32[k] = c[k] < INT32_MIN || c[k] > INT32_MAX ? INT32_MIN : static_cast<int32_t>(c[k]);
+    return c32;
 }
 
 }  // namespace
@@ -295,4 +348,114 @@ messages).)doc")
             },
             py::arg("env"),
             "Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code.");
+
+    py::dict sp_end;
+    sp_end["game_seed"] = fort::SP_END_GAME_SEED;
+    sp_end["winners"] = fort::SP_END_WINNERS;
+    m.attr("SELF_PLAY_END_INFO") = sp_end;
+
+    py::class_<fort::SelfPlay>(m, "SelfPlay", R"doc(B games of one Game stepped in one call, every
+LEARNER seat a sample (cpp/include/fort/envs/self_play.h is the spec: seat codes, per-seat
+rewards, seeds, buffers, threads).
+
+SelfPlay(game, num_envs, first_player=None, reward="win_loss", shaping=0.0, threads=1)
+
+Raises ValueError for num_envs < 1, threads outside [1, 256], a non-finite shaping;
+ConfigError for a bad first_player or reward mode.)doc")
+        .def(py::init([](std::shared_ptr<fort::Game> game, const py::object& num_envs,
+                         const py::object& first_player, const py::object& reward,
+                         const py::object& shaping, const py::object& threads) {
+                 fort::SelfPlayOptions o;
+                 o.num_envs = static_cast<int>(int_arg(num_envs, "num_envs", 1, 1 << 20));
+                 o.first_player = seat_arg(first_player, "first_player", game->num_players);
+                 o.reward = reward_arg(reward);
+                 o.shaping = float_arg(shaping, "shaping");
+                 o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
+                 return std::make_unique<fort::SelfPlay>(std::move(game), o);
+             }),
+             py::arg("game"), py::arg("num_envs"), py::arg("first_player") = py::none(),
+             py::arg("reward") = "win_loss", py::arg("shaping") = 0.0, py::arg("threads") = 1)
+        .def_property_readonly("num_envs", &fort::SelfPlay::num_envs)
+        .def_property_readonly("num_players", &fort::SelfPlay::num_players)
+        .def_property_readonly("observation_size", &fort::SelfPlay::observation_size)
+        .def_property_readonly("num_actions", &fort::SelfPlay::num_actions)
+        .def_property_readonly("threads", &fort::SelfPlay::threads)
+        .def("buffers", &new_self_play_buffers,
+             "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
+             "actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), "
+             "done bool (B,), end_info int64 (B, 2) (self_play.h SelfPlayOut).")
+        .def(
+            "set_seats",
+            [](fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& codes) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const std::vector<int32_t> c =
+                    codes_arg(codes, static_cast<int64_t>(ids.size()), sp.num_players());
+                sp.set_seats(ids.data(), static_cast<int>(ids.size()), c.data());
+            },
+            py::arg("env_ids"), py::arg("codes"),
+            "The seats of each listed env's games from its next deal: codes int (K, n), LEARNER "
+            "(-2), EXTERNAL (-1) or a built-in policy code per seat, at least one LEARNER or "
+            "EXTERNAL. Raises ValueError (nothing changed) for a bad env id or code.")
+        .def(
+            "reset",
+            [](fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& seeds,
+               const py::handle& out) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const std::vector<int64_t> s =
+                    int_array(seeds, "seeds", static_cast<int64_t>(ids.size()));
+                SelfPlayBuffers bs = self_play_buffers(sp, out);
+                py::gil_scoped_release release;
+                sp.reset(ids.data(), static_cast<int>(ids.size()), s.data(), bs.out);
+            },
+            py::arg("env_ids"), py::arg("seeds"), py::arg("out"),
+            "Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next "
+            "game), play it to its first LEARNER or EXTERNAL decision, write the envs' rows of "
+            "`out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
+            "changed) for bad arguments or buffers; RuntimeError naming an env that failed.")
+        .def(
+            "step",
+            [](fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& actions,
+               const py::handle& out) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const std::vector<int64_t> a =
+                    int_array(actions, "actions", static_cast<int64_t>(ids.size()));
+                SelfPlayBuffers bs = self_play_buffers(sp, out);
+                py::gil_scoped_release release;
+                sp.step(ids.data(), static_cast<int>(ids.size()), a.data(), bs.out);
+            },
+            py::arg("env_ids"), py::arg("actions"), py::arg("out"),
+            "Apply actions[k] (legal) for the seat to act in env env_ids[k], play the built-in "
+            "seats on to the next LEARNER or EXTERNAL decision (the next game dealt when one "
+            "ends), write the envs' rows of `out`. The GIL is released meanwhile. Raises "
+            "TypeError/ValueError (nothing changed) for bad arguments or buffers, an env not "
+            "reset, an illegal action; RuntimeError naming an env that failed inside.")
+        .def(
+            "observe",
+            [](const fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& obs) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                py::dict d;
+                d["obs"] = obs;
+                std::vector<py::array> keep;
+                float* data = buffer<float>(
+                    keep, d, "obs",
+                    {static_cast<py::ssize_t>(ids.size()), sp.num_players(), sp.observation_size()});
+                py::gil_scoped_release release;
+                sp.observe(ids.data(), static_cast<int>(ids.size()), data);
+            },
+            py::arg("env_ids"), py::arg("obs"),
+            "Write every seat's observation of each listed env's position into obs, float32 "
+            "(K, n, D) (C-contiguous, writeable). Raises ValueError for a bad env id, an env "
+            "not reset or a wrong buffer.")
+        .def(
+            "state",
+            [](const fort::SelfPlay& sp, const py::handle& i) {
+                return sp.state(static_cast<int>(int_arg(i, "env", 0, sp.num_envs() - 1)));
+            },
+            py::arg("env"), "A copy of env i's current state (a State).")
+        .def(
+            "seat_codes",
+            [](const fort::SelfPlay& sp, const py::handle& i) {
+                return sp.seat_codes(static_cast<int>(int_arg(i, "env", 0, sp.num_envs() - 1)));
+            },
+            py::arg("env"), "Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code.");
 }

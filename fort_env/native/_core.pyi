@@ -253,6 +253,57 @@ class Batch:
     def seat_codes(self, env: _Int) -> list[int]:
         """Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code."""
 
+SELF_PLAY_END_INFO: dict[str, int]
+
+class SelfPlay:
+    """B games of one Game stepped in one call, every LEARNER seat a sample
+    (cpp/include/fort/envs/self_play.h is the spec: seat codes, per-seat rewards, seeds,
+    buffers, threads).
+
+    Raises ValueError for num_envs < 1, threads outside [1, 256], a non-finite shaping;
+    ConfigError for a bad first_player or reward mode."""
+
+    def __init__(
+        self,
+        game: Game,
+        num_envs: _Int,
+        first_player: _Int | None = None,
+        reward: str = "win_loss",
+        shaping: _Float = 0.0,
+        threads: _Int = 1,
+    ) -> None: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def num_players(self) -> int: ...
+    @property
+    def observation_size(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    @property
+    def threads(self) -> int: ...
+    def buffers(self) -> dict[str, NDArray[Any]]:
+        """A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N),
+        actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), done
+        bool (B,), end_info int64 (B, 2)."""
+    def set_seats(self, env_ids: _IntArray, codes: _IntArray) -> None:
+        """The seats of each listed env's games from its next deal: codes int (K, n), LEARNER
+        (-2), EXTERNAL (-1) or a built-in policy code per seat, at least one LEARNER or
+        EXTERNAL. Raises ValueError (nothing changed) for a bad env id or code."""
+    def reset(self, env_ids: _IntArray, seeds: _IntArray, out: dict[str, NDArray[Any]]) -> None:
+        """Deal each listed env a new game (seeds[k] >= 0: re-seed; -1: its next game), play
+        it to its first LEARNER or EXTERNAL decision, write the envs' rows of `out`."""
+    def step(self, env_ids: _IntArray, actions: _IntArray, out: dict[str, NDArray[Any]]) -> None:
+        """Apply actions[k] (legal) for the seat to act in env env_ids[k], play the built-in
+        seats on to the next LEARNER or EXTERNAL decision, write the envs' rows of `out`."""
+    def observe(self, env_ids: _IntArray, obs: NDArray[np.float32]) -> None:
+        """Write every seat's observation of each listed env's position into obs, float32
+        (K, n, D)."""
+    def state(self, env: _Int) -> State:
+        """A copy of env i's current state."""
+    def seat_codes(self, env: _Int) -> list[int]:
+        """Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code."""
+
 # ------------------------------------------------------------------- playout_bind.cc
 def policy_action(state: State, policy: _Int, seed: _Int, event: _Int) -> int:
     """The built-in policy's (a code in [0, NUM_POLICIES)) action at a running state, drawn

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "fort/constants.h"
+#include "fort/envs/rewards.h"
+#include "fort/envs/worker_pool.h"
 #include "fort/game/rng.h"
 #include "fort/rules/deal.h"
 #include "fort/rules/search.h"
@@ -22,93 +24,6 @@
 #include "fort/views/scoring.h"
 
 namespace fort {
-
-// A fixed pool of threads running one job at a time: run(count, item) calls item(k) once for
-// every k in [0, count), on the calling thread and the workers, each taking the next k as it
-// becomes free (games differ in length, so a static split would leave threads idle). A
-// worker joins a job only while it is open; the caller closes it when no item is left and
-// waits only for the workers that joined, so a worker the OS has not scheduled yet (a busy
-// machine) never holds a step up: the caller does its share.
-class WorkerPool {
-   public:
-    explicit WorkerPool(int threads) {
-        for (int t = 1; t < threads; ++t) workers_.emplace_back([this] { loop(); });
-    }
-    ~WorkerPool() {
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            stop_ = true;
-        }
-        start_.notify_all();
-        for (std::thread& w : workers_) w.join();
-    }
-    WorkerPool(const WorkerPool&) = delete;
-    WorkerPool& operator=(const WorkerPool&) = delete;
-
-    // `item` must not throw (Batch::run catches everything inside it).
-    void run(int count, const std::function<void(int)>& item) {
-        // Waking the workers costs more than a handful of env steps saves.
-        if (workers_.empty() || count < MIN_SHARED) {
-            for (int k = 0; k < count; ++k) item(k);
-            return;
-        }
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            item_ = &item;
-            count_ = count;
-            next_.store(0);
-            open_ = true;
-            ++generation_;
-        }
-        start_.notify_all();
-        drain(item, count);
-        std::unique_lock<std::mutex> lock(mu_);
-        open_ = false;  // no worker joins from now on
-        done_.wait(lock, [this] { return active_ == 0; });
-        item_ = nullptr;
-    }
-
-   private:
-    static constexpr int MIN_SHARED = 4;
-
-    void drain(const std::function<void(int)>& item, int count) {
-        for (int k = next_.fetch_add(1); k < count; k = next_.fetch_add(1)) item(k);
-    }
-
-    void loop() {
-        uint64_t seen = 0;
-        for (;;) {
-            const std::function<void(int)>* item = nullptr;
-            int count = 0;
-            {
-                std::unique_lock<std::mutex> lock(mu_);
-                start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-                if (stop_) return;
-                seen = generation_;
-                if (!open_) continue;  // woke after the job was done
-                ++active_;
-                item = item_;
-                count = count_;
-            }
-            drain(*item, count);
-            {
-                std::lock_guard<std::mutex> lock(mu_);
-                if (--active_ == 0) done_.notify_one();
-            }
-        }
-    }
-
-    std::vector<std::thread> workers_;
-    std::mutex mu_;
-    std::condition_variable start_, done_;
-    const std::function<void(int)>* item_ = nullptr;
-    int count_ = 0;
-    std::atomic<int> next_{0};
-    int active_ = 0;  // workers inside the open job
-    bool open_ = false;
-    uint64_t generation_ = 0;
-    bool stop_ = false;
-};
 
 struct Batch::Env {
     State state;
@@ -136,15 +51,6 @@ void check_option(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("Batch: " + what);
 }
 
-// The learner's total minus the best rival's (fort_env.envs.aec.score_margin_rewards' numerator).
-int margin(const std::vector<ScoreRow>& rows, int seat) {
-    int best = std::numeric_limits<int>::min();
-    for (size_t p = 0; p < rows.size(); ++p)
-        if (static_cast<int>(p) != seat) best = std::max(best, rows[p].total);
-    return rows[seat].total - best;
-}
-
-constexpr double SCORE_MARGIN_SCALE = static_cast<double>(SCORE_TRIGGER);  // env.py's
 
 }  // namespace
 
@@ -441,38 +347,10 @@ void Batch::write_actor(Env& e, int i, const BatchOut& out) {
 }
 
 // --------------------------------------------------------------------------- rewards
-// SingleAgentEnv._phi: (learner's total - best rival's total) / 25.
-double Batch::potential(const State& s, int seat) const {
-    return margin(score_breakdown(s), seat) / SCORE_MARGIN_SCALE;
-}
+double Batch::potential(const State& s, int seat) const { return shaping_potential(s, seat); }
 
-// fort_env.envs.aec.final_rewards(state, mode)[seat], in the same float64 operations.
 double Batch::final_reward(const State& s, int seat) const {
-    switch (options_.reward) {
-        case RewardMode::WIN_LOSS: {  // FortState.returns
-            const std::vector<int> w = winners(s);
-            return std::find(w.begin(), w.end(), seat) != w.end() ? 1.0 : -1.0;
-        }
-        case RewardMode::RANK: {  // env.rank_rewards over (total, Fort Level)
-            const std::vector<ScoreRow> rows = score_breakdown(s);
-            const int n = static_cast<int>(rows.size());
-            const auto key = [&](int p) {
-                return std::pair<int, int>{rows[p].total, s.player(p, P_FORT_LEVEL)};
-            };
-            int better = 0, tied = 0;
-            for (int p = 0; p < n; ++p) {
-                better += key(p) > key(seat);
-                tied += key(p) == key(seat);
-            }
-            double sum = 0.0;  // np.mean: the places' values summed in order, then divided
-            for (int place = better; place < better + tied; ++place)
-                sum += 1.0 - 2.0 * place / (n - 1);
-            return sum / tied;
-        }
-        case RewardMode::SCORE_MARGIN:
-            return margin(score_breakdown(s), seat) / SCORE_MARGIN_SCALE;
-    }
-    throw std::logic_error("unknown reward mode");
+    return fort::final_reward(s, seat, options_.reward);
 }
 
 }  // namespace fort

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "fort/bots/policy.h"
+#include "fort/envs/rewards.h"
 #include "fort/game/game.h"
 #include "fort/game/state.h"
 
@@ -58,9 +59,6 @@ inline constexpr uint64_t POLICY_STREAM = 0x706F6C6963696573ULL;
 // A game that ends before the learner's first decision is dealt again, at most this many
 // times in a row (SingleAgentEnv.reset's bound; the rules give every seat a turn).
 inline constexpr int MAX_REDEALS = 100;
-
-// The final reward modes of fort_env.envs.aec.REWARD_MODES, in that order.
-enum class RewardMode : int { WIN_LOSS = 0, RANK = 1, SCORE_MARGIN = 2 };
 
 struct BatchOptions {
     int num_envs = 1;                              // B >= 1

@@ -1,0 +1,238 @@
+"""Every seat a sample: B Fort games stepped together in C++, for self-play learners.
+
+:class:`SelfPlayBatch` is the Python face of the compiled core's ``_core.SelfPlay``
+(``cpp/include/fort/envs/self_play.h`` is the spec). Each env holds one game; each seat of it
+is played by the learning policy (``LEARNER``), by another policy called from Python
+(``EXTERNAL``: a frozen snapshot), or by a built-in policy inside C++ (a code of
+``fort_env.game.constants.POLICIES``: ``random``, the heuristics). A step applies one action
+per env for its seat to act, plays the built-in seats on to the next ``LEARNER`` or
+``EXTERNAL`` decision and deals the next game when one ends (auto-reset). This is the
+multi-agent self-play of PufferLib's and OpenSpiel's AlphaZero loops: with every seat
+``LEARNER``, each decision of each seat is a training sample, with its own seat's return.
+
+The arrays (numpy, preallocated once, written in place by C++ with the GIL released;
+``B = num_envs``, ``n = num_players``, ``D = observation_size``, ``N = num_actions``):
+
+========== ============ ========== ==========================================================
+name       dtype        shape      meaning
+========== ============ ========== ==========================================================
+obs        float32      (B, D)     the observation of the seat to act
+mask       bool         (B, N)     its legal actions
+actor      int8         (B,)       the seat to act (a ``LEARNER`` or ``EXTERNAL`` seat)
+codes      int8         (B, n)     the current game's seat codes
+game_seed  int64        (B,)       the current game's seed
+rewards    float32      (B, n)     each seat's reward over the last step's transition
+done       bool         (B,)       a game ended in the last step (the row is the next game's)
+end_info   int64        (B, 2)     when ``done``: the ended game's seed and winners (bit p)
+========== ============ ========== ==========================================================
+
+Rewards per seat (self_play.h): the final reward of ``reward`` (``fort_env.envs.aec``'s modes)
+when a game ends, plus, with ``shaping`` w, w times the change of the seat's score margin / 25
+between consecutive stops. Summed between two decisions of a seat they are that seat's
+``SingleAgentEnv`` reward, so a learner's per-seat returns are the single-agent env's.
+
+Seeds: ``reset(seed)`` seeds env i with ``seed + i`` (SB3's and Gymnasium's vector convention);
+env i's k-th game is dealt from ``EventRng(seed + i, k)``, built-in policies draw from the
+game's seed: the same seeds and actions give the same games whatever ``threads`` is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fort_env.core import FortGame, FortState
+from fort_env.envs.aec import REWARD_MODES
+from fort_env.game.errors import ConfigError
+from fort_env.game.inputs import SEED_RANGE, check_seed, is_seed
+from fort_env.native import backend as cpp_backend
+
+if TYPE_CHECKING:
+    import fort_env.native._core as _core  # its stub _core.pyi
+
+__all__ = ["EXTERNAL", "LEARNER", "SelfPlayBatch", "seat_code"]
+
+LEARNER = -2
+"""Seat code: the learning policy plays the seat (its decisions are samples)."""
+EXTERNAL = -1
+"""Seat code: another policy plays the seat from Python (a frozen snapshot)."""
+
+# The buffers a step writes, in the order of the table above.
+BUFFERS = ("obs", "mask", "actor", "codes", "game_seed", "rewards", "done", "end_info")
+
+
+def seat_code(player: str | int) -> int:
+    """The seat code of ``player``: ``"learner"`` (:data:`LEARNER`), ``"external"``
+    (:data:`EXTERNAL`), a built-in policy's name (``POLICIES``), or a code itself.
+
+    Raises:
+        ConfigError: a name that is none of these, or a code out of range.
+    """
+    if isinstance(player, str):
+        if player == "learner":
+            return LEARNER
+        if player == "external":
+            return EXTERNAL
+        return cpp_backend.policy_code(player)
+    code = int(player)
+    if code not in (LEARNER, EXTERNAL) and not 0 <= code < cpp_backend.require().NUM_POLICIES:
+        raise ConfigError(f"seat code {player!r} is not LEARNER, EXTERNAL or a policy code")
+    return code
+
+
+class SelfPlayBatch:
+    """B self-play games of one :class:`~fort_env.core.FortGame` (module docstring).
+
+    Args:
+        num_envs: B >= 1.
+        num_players, setup, cards: the game (``FortGame``'s).
+        first_player: the seat starting every game (``None``: drawn by the deal).
+        reward: the final reward mode (``win_loss``, ``rank`` or ``score_margin``).
+        shaping: the weight of the score-margin shaping (0: none).
+        threads: threads stepping the games in C++ (1: the caller's only), 1-256.
+        buffers: arrays to write into instead of fresh ones (a dict with every name of the
+            module's table, each C-contiguous, writeable, of its dtype and shape: e.g. numpy
+            views of pinned torch tensors).
+
+    Raises:
+        ConfigError: a bad game, first player or reward mode, or no compiled core.
+        ValueError: ``num_envs < 1``, ``threads`` outside ``[1, 256]``, a non-finite
+            ``shaping``, a wrong buffer.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        num_players: int = 2,
+        setup: str = "basic",
+        cards: str | Path | None = None,
+        first_player: int | None = None,
+        reward: str = "win_loss",
+        shaping: float = 0.0,
+        threads: int = 1,
+        buffers: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
+        if reward not in REWARD_MODES:
+            raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        self.game = FortGame(
+            num_players, setup, None if cards is None else str(cards), backend="cpp"
+        )
+        self._core: _core.SelfPlay = cpp_backend.require().SelfPlay(
+            cpp_backend.core_game(self.game),
+            num_envs,
+            first_player=first_player,
+            reward=reward,
+            shaping=shaping,
+            threads=threads,
+        )
+        self.num_envs = self._core.num_envs
+        self.num_players = self._core.num_players
+        self.observation_size = self._core.observation_size
+        self.num_actions = self._core.num_actions
+        fresh = self._core.buffers()
+        if buffers is not None:
+            missing = [k for k in BUFFERS if k not in buffers]
+            if missing:
+                raise ValueError(f"buffers lacks {', '.join(missing)} (needs {', '.join(BUFFERS)})")
+            fresh = {k: buffers[k] for k in BUFFERS}
+        self.buffers: dict[str, np.ndarray] = fresh
+        self._ids = np.arange(self.num_envs, dtype=np.int64)
+        self._all_obs = np.zeros(
+            (self.num_envs, self.num_players, self.observation_size), dtype=np.float32
+        )
+        self._started = False
+
+    # ------------------------------------------------------------------ the arrays
+    @property
+    def obs(self) -> np.ndarray:
+        """float32 ``(B, D)``: the observation of each env's seat to act."""
+        return self.buffers["obs"]
+
+    @property
+    def mask(self) -> np.ndarray:
+        """bool ``(B, N)``: the legal actions of each env's seat to act."""
+        return self.buffers["mask"]
+
+    @property
+    def actor(self) -> np.ndarray:
+        """int8 ``(B,)``: each env's seat to act."""
+        return self.buffers["actor"]
+
+    @property
+    def codes(self) -> np.ndarray:
+        """int8 ``(B, n)``: each env's current game's seat codes."""
+        return self.buffers["codes"]
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """float32 ``(B, n)``: each seat's reward over the last step's transition."""
+        return self.buffers["rewards"]
+
+    @property
+    def done(self) -> np.ndarray:
+        """bool ``(B,)``: a game ended in the last step."""
+        return self.buffers["done"]
+
+    @property
+    def end_info(self) -> np.ndarray:
+        """int64 ``(B, 2)``: when ``done``, the ended game's seed and winner bits."""
+        return self.buffers["end_info"]
+
+    # ------------------------------------------------------------------ calls
+    def set_seats(self, env_ids: Any, codes: Any) -> None:
+        """Who plays each seat of the listed envs' games, from each env's next deal on.
+
+        Args:
+            env_ids: int ``(K,)`` env indices.
+            codes: int ``(K, n)``: :data:`LEARNER`, :data:`EXTERNAL` or a built-in policy
+                code (:func:`seat_code`) per seat; each row needs a ``LEARNER`` or
+                ``EXTERNAL`` seat.
+
+        Raises:
+            ValueError: a bad env id, code or shape (nothing changed).
+        """
+        self._core.set_seats(np.asarray(env_ids, dtype=np.int64), np.asarray(codes, dtype=np.int64))
+
+    def reset(self, seed: int | None = None) -> None:
+        """Deal every env a new game (env i seeded with ``seed + i``; ``None``: fresh
+        entropy) and play it to its first ``LEARNER`` or ``EXTERNAL`` decision.
+
+        Raises:
+            ConfigError: ``seed`` is not a seed, or ``seed + num_envs > 2**62``.
+        """
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+        first = check_seed(seed)
+        if not is_seed(first + self.num_envs - 1):
+            raise ConfigError(
+                f"seed + num_envs must be at most 2**62 (env i uses seed + i, {SEED_RANGE}), "
+                f"got seed {first} and num_envs {self.num_envs}"
+            )
+        self._core.reset(self._ids, self._ids + first, self.buffers)
+        self._started = True
+
+    def step(self, actions: Any) -> None:
+        """Apply ``actions`` (int ``(B,)``, each legal for its env's seat to act) and play on;
+        the arrays then describe the next stop of every env.
+
+        Raises:
+            ValueError: an illegal action or a wrong shape (nothing changed); RuntimeError:
+                not reset yet, or an env that failed inside (names it).
+        """
+        if not self._started:
+            raise RuntimeError("reset() the SelfPlayBatch before step()")
+        self._core.step(self._ids, np.asarray(actions), self.buffers)
+
+    def observe_all(self) -> np.ndarray:
+        """Every seat's observation of every env's position: float32 ``(B, n, D)`` (for a
+        value bootstrap; the array is reused by the next call)."""
+        self._core.observe(self._ids, self._all_obs)
+        return self._all_obs
+
+    def state(self, i: int) -> FortState:
+        """A copy of env ``i``'s current game (a :class:`~fort_env.core.FortState`)."""
+        return cpp_backend.wrap_core_state(self.game, self._core.state(i))
