@@ -184,7 +184,7 @@ def mutate(data: bytes, description: dict[str, Any], weights: bytes) -> tuple[by
 class Target:
     """Writes a mutated policy into a scratch folder and loads it (module docstring)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, kind: str = "sb3") -> None:
         import numpy as np
         import torch
 
@@ -195,10 +195,19 @@ class Target:
         torch.set_num_threads(1)
         from sb3_contrib import MaskablePPO
 
-        model = MaskablePPO(
-            "MlpPolicy", SingleAgentEnv(num_players=2), n_steps=64, batch_size=32, seed=0,
-            device="cpu", policy_kwargs={"net_arch": {"pi": [4], "vf": [4]}},
-        )  # fmt: skip
+        if kind == "sb3":  # sb3-contrib's two towers
+            model: object = MaskablePPO(
+                "MlpPolicy", SingleAgentEnv(num_players=2), n_steps=64, batch_size=32, seed=0,
+                device="cpu", policy_kwargs={"net_arch": {"pi": [4], "vf": [4]}},
+            )  # fmt: skip
+        elif kind == "actor_critic":  # the lean PPO's shared trunk
+            from agents.learned.network import ActorCritic
+
+            game = FortGame(2)
+            torch.manual_seed(0)
+            model = ActorCritic(game.observation_size, game.num_distinct_actions, (4, 3))
+        else:
+            raise ValueError(f"kind must be sb3 or actor_critic, got {kind!r}")
         self.folder = folder
         seed = save_policy(model, folder / "seed", num_players=2)
         self.weights = seed.read_bytes()
@@ -233,11 +242,12 @@ class Target:
             self.refused += 1
 
 
-def run_seeded(count: int, seed: int = 0, show: int = 5) -> list[str]:
-    """``count`` random inputs from ``random.Random(seed)``; returns the findings."""
+def run_seeded(count: int, seed: int = 0, show: int = 5, kind: str = "sb3") -> list[str]:
+    """``count`` random inputs from ``random.Random(seed)`` mutating a saved policy of
+    ``kind`` (``sb3`` or ``actor_critic``); returns the findings."""
     findings: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        target = Target(Path(tmp))
+        target = Target(Path(tmp), kind)
         rng = random.Random(seed)
         for i in range(count):
             data = rng.randbytes(rng.randint(0, 96))
@@ -275,9 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeded", type=int, help="run N seeded random inputs (no atheris)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--kind", choices=("sb3", "actor_critic"), default="sb3",
+                        help="the saved network the inputs mutate")  # fmt: skip
     known, rest = parser.parse_known_args(argv[1:])
     if known.seeded is not None:
-        findings = run_seeded(known.seeded, known.seed)
+        findings = run_seeded(known.seeded, known.seed, kind=known.kind)
         print(f"{known.seeded} inputs, {len(findings)} findings")
         for f in findings[:20]:
             print(f)
@@ -286,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
 
     _instrument(atheris)
     folder = Path(tempfile.mkdtemp(prefix="fuzz_models_"))
-    target = Target(folder)
+    target = Target(folder, known.kind)
     atheris.Setup([argv[0], *rest], target)
     atheris.Fuzz()
     return 0

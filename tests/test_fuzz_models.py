@@ -30,6 +30,7 @@ fuzz = _fuzz_module()
 
 def test_the_seeded_corpus_has_no_findings() -> None:
     assert fuzz.run_seeded(500, seed=1, show=0) == []
+    assert fuzz.run_seeded(300, seed=1, show=0, kind="actor_critic") == []
 
 
 def test_every_kind_of_mutation_is_reached(tmp_path: Path) -> None:
@@ -51,5 +52,6 @@ def test_a_finding_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
         raise KeyError("boom")
 
     monkeypatch.setattr(pf, "_build_policy", broken)
-    findings = fuzz.run_seeded(40, seed=1, show=0)
+    # seed 2's 40 inputs include one that loads (most are refused: see the test above)
+    findings = fuzz.run_seeded(40, seed=2, show=0)
     assert findings and all("KeyError" in f for f in findings)

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("stable_baselines3")  # the [train] extra
 
 from train import progress
-from train.progress import ProgressCallback, latest_run_dir, new_run_dir
+from train.progress import ProgressCallback, latest_run_dir, mark_latest, new_run_dir
 
 
 class Clock:
@@ -89,13 +89,20 @@ def test_bad_budgets_are_refused() -> None:
 def test_run_dirs(tmp_path: Path) -> None:
     when = datetime(2026, 1, 2, 3, 4, 5)
     first = new_run_dir("quick", tmp_path, now=when)
-    assert first == tmp_path / "quick-20260102-030405"
+    assert first == tmp_path / "quick" / "20260102-030405"
     (first / "checkpoints").mkdir(parents=True)
     second = new_run_dir("quick", tmp_path, now=when)  # same second: a suffix, not a collision
-    assert second == tmp_path / "quick-20260102-030405-2"
+    assert second == tmp_path / "quick" / "20260102-030405-2"
     (second / "checkpoints").mkdir(parents=True)
     os.utime(first / "checkpoints", (1, 1))  # the older run
     assert latest_run_dir("quick", tmp_path) == second
+    link = mark_latest(first)  # "latest" names a finished run, whichever it is
+    assert link == tmp_path / "quick" / "latest" and link.resolve() == first.resolve()
+    assert mark_latest(second).resolve() == second.resolve()  # replaced
+    assert latest_run_dir("quick", tmp_path) == second  # the link is not a run of its own
+    old = tmp_path / "quick-20250101-000000"  # the layout before runs/PRESET/
+    (old / "checkpoints").mkdir(parents=True)
+    assert latest_run_dir("quick", tmp_path) == old
     with pytest.raises(FileNotFoundError, match="no 'full' run"):
         latest_run_dir("full", tmp_path)
 
@@ -103,8 +110,8 @@ def test_run_dirs(tmp_path: Path) -> None:
 def test_repeating_the_command_makes_a_fresh_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without --out, each run writes its own runs/PRESET-YYYYmmdd-HHMMSS; progress lines are
-    printed although the output is not a terminal."""
+    """Without --out, each run writes its own runs/PRESET/YYYYmmdd-HHMMSS and runs/PRESET/latest
+    names the newest; progress lines are printed although the output is not a terminal."""
     from typer.testing import CliRunner
 
     from fort_env.tools.cli import app
@@ -121,5 +128,8 @@ def test_repeating_the_command_makes_a_fresh_run(
         assert "training done: 100% of budget" in result.output
     assert folders[0] != folders[1]
     for folder in folders:
-        assert folder.parent == Path("runs") and folder.name.startswith("tiny-")
+        assert folder.parent == Path("runs") / "tiny"
         assert (tmp_path / folder / "model.safetensors").is_file()
+    latest = tmp_path / "runs" / "tiny" / "latest"
+    assert latest.resolve() == (tmp_path / folders[1]).resolve()
+    assert (latest / "model.safetensors").is_file()

@@ -90,8 +90,10 @@ def test_ppo_agent_takes_only_legal_actions(tiny_run: Path) -> None:
 
 
 def test_ppo_spec_errors(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="model path"):
-        agents.make("ppo")
+    with pytest.raises(ValueError, match="players must be 2, 3 or 4"):
+        agents.make("ppo:players=5")
+    with pytest.raises(ValueError, match="not 'model'"):
+        agents.make("ppo:model=x")
     with pytest.raises(ModelFileError, match="no trained model"):
         agents.make(f"ppo:{tmp_path / 'missing.safetensors'}")
 

@@ -8,6 +8,7 @@ This lives with the training code (it builds the quick preset's learner with
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import tempfile
 import time
@@ -19,6 +20,21 @@ from typing import Any
 import numpy as np
 
 from fort_env.tools.bench import DEFAULT_PPO_ROLLOUTS, PPO_ENV_SHARE_TARGET, TRAIN_EXTRA
+
+ROUND_TWO_QUICK: dict[str, Any] = dict(
+    algo="maskable_ppo",
+    n_envs=32,
+    n_steps=64,
+    batch_size=256,
+    n_epochs=4,
+    net_arch=(256, 256),
+    opponents={"random": 0.1, "builder": 0.5, "scorer": 0.2, "opportunist": 0.2},
+    snapshot_weight=0.1,
+    env_threads=1,
+    torch_threads=1,
+)
+"""The quick preset of round two (MaskablePPO), whose rollout ``fort-env bench --ppo``
+splits: the env's share of MaskablePPO's rollout is a property of that learner."""
 
 
 class _TimedOpponent:
@@ -152,12 +168,15 @@ def ppo_rollout_share(
         return {"error": f"needs the train extra ({TRAIN_EXTRA}): {e}"}
     if rollouts < 1:
         raise ValueError(f"rollouts must be >= 1, got {rollouts}")
-    config = selfplay.make_config(preset, seed=seed, **overrides)
+    settings = {**ROUND_TWO_QUICK, **overrides} if preset == "quick" else dict(overrides)
+    config = selfplay.make_config(preset, seed=seed, **settings)
+    if config.algo != "maskable_ppo":
+        config = dataclasses.replace(config, algo="maskable_ppo")
     if selfplay.vec_env_kind(config) == "subproc":  # its time cannot be split: in process
-        config = selfplay.make_config(preset, seed=seed, **{**overrides, "vec_env": "dummy"})
+        config = dataclasses.replace(config, vec_env="dummy")
     vec_kind = selfplay.vec_env_kind(config)
     threads = torch.get_num_threads()
-    torch.set_num_threads(config.torch_threads)
+    torch.set_num_threads(selfplay.resolve_threads(config)[1])
     clock: dict[str, float] = defaultdict(float)
     league = selfplay.League(config.opponents, (), config.snapshot_weight)
     raw = selfplay.make_vec_env(config, league)
@@ -239,4 +258,148 @@ def ppo_rollout_share(
         "update_seconds": update_s,
         "target": PPO_ENV_SHARE_TARGET,
         "target_met": env_share <= PPO_ENV_SHARE_TARGET,
+    }
+
+
+# --------------------------------------------------------------------------- fort-env bench --train
+BASELINE = dict(
+    algo="maskable_ppo",
+    n_envs=32,
+    n_steps=64,
+    batch_size=256,
+    n_epochs=4,
+    net_arch=(256, 256),
+    opponents={"random": 1.0},
+    snapshot_weight=0.0,
+    vec_env="batch",
+    env_threads=1,
+    torch_threads=1,
+)
+"""Round two's trainer, the yardstick of ``fort-env bench --train``: MaskablePPO on the
+batched env, 32 envs x 64 steps, batch 256, 4 epochs, two 256-256 towers, ``random`` opponents
+inside C++, one env thread and one torch thread."""
+
+
+def _timed_iterations(step: Callable[[], int], seconds: float) -> tuple[int, float, int]:
+    """Run ``step`` (one rollout + update, returning its samples) once to warm up, then until
+    ``seconds`` have passed; returns (samples, seconds, iterations) of the timed part."""
+    step()
+    samples, iterations = 0, 0
+    start = time.perf_counter()
+    while True:
+        samples += step()
+        iterations += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return samples, elapsed, iterations
+
+
+def baseline_samples_per_second(seconds: float = 20.0, seed: int = 0) -> dict[str, Any]:
+    """:data:`BASELINE`'s end-to-end learner samples/s (rollout + update, in process)."""
+    torch = importlib.import_module("torch")
+    selfplay = importlib.import_module("train.selfplay")
+    config = selfplay.make_config("quick", seed=seed, **BASELINE)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    league = selfplay.League(config.opponents)
+    venv = selfplay.make_vec_env(config, league)
+    try:
+        model = selfplay.make_model(config, venv)
+        venv.seed(seed)
+        total = 10**9
+        _, callback = model._setup_learn(total, callback=None, progress_bar=False)
+
+        def step() -> int:
+            model.collect_rollouts(
+                model.env, callback, model.rollout_buffer, n_rollout_steps=config.n_steps
+            )
+            model._update_current_progress_remaining(model.num_timesteps, total)
+            model.train()
+            return config.n_steps * config.n_envs
+
+        samples, elapsed, iterations = _timed_iterations(step, seconds)
+    finally:
+        venv.close()
+        torch.set_num_threads(threads)
+    return {"samples_per_s": samples / elapsed, "iterations": iterations, "seconds": elapsed}
+
+
+def train_throughput(
+    seconds: float = 20.0,
+    preset: str = "quick",
+    device: str = "auto",
+    baseline: bool = True,
+    seed: int = 0,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """``fort-env bench --train``: the preset's trainer, end to end, against the baseline.
+
+    Times whole iterations (a rollout of every env, then the PPO update) of ``preset``'s
+    configuration for about ``seconds`` after one warm-up iteration, in this process, with the
+    league the preset names (its bots inside C++; no snapshot yet; periodic evaluations are
+    not part of it); then the same for :data:`BASELINE`.
+
+    Returns:
+        A JSON-able dict: ``samples_per_s`` (learner samples per second),
+        ``baseline_samples_per_s`` (``None`` without ``baseline``), ``ratio``, ``device``,
+        ``algo``, ``env_threads``, ``torch_threads``, ``n_envs``, ``n_steps``, ``batch_size``,
+        ``n_epochs``, ``net_arch``, ``iterations``, ``seconds``; or ``{"error": ...}`` without
+        the train extra or the compiled core.
+
+    Raises:
+        ConfigError: a bad ``device`` (or CUDA where torch sees none).
+    """
+    try:
+        torch = importlib.import_module("torch")
+        importlib.import_module("sb3_contrib")
+        selfplay = importlib.import_module("train.selfplay")
+    except ImportError as e:
+        return {"error": f"needs the train extra ({TRAIN_EXTRA}): {e}"}
+    from fort_env.native import backend as cpp_backend
+
+    if not cpp_backend.available():
+        return {"error": f"needs the compiled core: {cpp_backend.why_unavailable()}"}
+    config = selfplay.make_config(preset, seed=seed, device=device, **overrides)
+    resolved = selfplay.resolve_device(config.device)
+    env_threads, torch_threads = selfplay.resolve_threads(config)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(torch_threads)
+    try:
+        if config.algo == "ppo":
+            from train.ppo import LeanPPO
+
+            ppo = LeanPPO(config, selfplay.League(config.opponents), resolved, env_threads)
+            ppo.reset(seed)
+
+            def step() -> int:
+                before = ppo.timesteps
+                ppo.update(ppo.collect(), config.learning_rate)
+                if ppo.device.type == "cuda":
+                    torch.cuda.synchronize()
+                return ppo.timesteps - before
+
+            samples, elapsed, iterations = _timed_iterations(step, seconds)
+            rate = samples / elapsed
+        else:
+            got = baseline_samples_per_second(seconds, seed)
+            rate, iterations, elapsed = got["samples_per_s"], got["iterations"], got["seconds"]
+    finally:
+        torch.set_num_threads(threads)
+    base = baseline_samples_per_second(seconds, seed)["samples_per_s"] if baseline else None
+    return {
+        "preset": preset,
+        "algo": config.algo,
+        "device": resolved,
+        "samples_per_s": rate,
+        "baseline_samples_per_s": base,
+        "ratio": None if base is None else rate / base,
+        "env_threads": env_threads,
+        "torch_threads": torch_threads,
+        "n_envs": config.n_envs,
+        "n_steps": config.n_steps,
+        "batch_size": config.batch_size,
+        "n_epochs": config.n_epochs,
+        "net_arch": list(config.net_arch),
+        "iterations": iterations,
+        "seconds": elapsed,
     }

@@ -34,18 +34,27 @@ def train(
     verbose: int = 1,
     num_players: int | None = None,
     setup: str | None = None,
+    algo: str | None = None,
+    device: str | None = None,
+    env_threads: int | None = None,
+    torch_threads: int | None = None,
 ) -> dict[str, Any]:
     """Train a self-play agent with a preset and write the run into ``out``.
 
     Args:
         preset: ``quick``, ``full`` or ``tiny`` (``train.selfplay.PRESETS``).
-        out: the output directory (default: a fresh ``runs/PRESET-YYYYmmdd-HHMMSS``; with
+        out: the output directory (default: a fresh ``runs/PRESET/YYYYmmdd-HHMMSS``, linked from
+            ``runs/PRESET/latest`` when it finishes; with
             ``resume``, the newest run of the preset).
         seed, timesteps, minutes, n_envs: override the preset's ``seed``,
             ``total_timesteps``, ``time_budget_minutes`` and ``n_envs``.
         num_players, setup: override the table (2-4 players; ``basic`` or ``advanced``). The
             observation has one size for every count, but a policy plays best the count it
             was trained for (its description records it), so a 4-player model is its own run.
+        algo: ``maskable_ppo`` (SB3) or ``ppo`` (the lean PPO, every seat a sample).
+        device: ``auto``, ``cpu``, ``cuda`` or ``cuda:K`` (the lean PPO's tensors).
+        env_threads, torch_threads: threads stepping the games and running torch (0: from
+            the machine's cores, ``train.selfplay.resolve_threads``).
         resume: continue the run saved in ``out`` (its ``config.json`` wins over the preset;
             ``timesteps`` and ``minutes`` still override it).
         overwrite: delete a previous run's outputs in ``out`` first.
@@ -57,6 +66,7 @@ def train(
 
     Raises:
         ValueError: an unknown preset, a player count outside 2-4 or an unknown setup.
+        ConfigError: an unknown algo, a bad device (or CUDA where torch sees no GPU).
         FileExistsError: ``out`` holds a run and neither ``resume`` nor ``overwrite``.
         FileNotFoundError: ``resume`` and no run to continue.
         RunFolderError: ``resume`` and a run folder file (``config.json``,
@@ -66,13 +76,13 @@ def train(
     import dataclasses
 
     from train import selfplay
-    from train.progress import latest_run_dir, new_run_dir
+    from train.progress import latest_run_dir, mark_latest, new_run_dir
 
     if resume and (num_players is not None or setup is not None):
         raise ValueError("--num-players and --setup cannot change a run being resumed")
     if out is not None:
         out_dir = Path(out)
-    else:  # a fresh runs/PRESET-YYYYmmdd-HHMMSS per run; --resume: the newest one
+    else:  # a fresh runs/PRESET/YYYYmmdd-HHMMSS per run; --resume: the newest one
         out_dir = latest_run_dir(preset) if resume else new_run_dir(preset)
     if verbose:
         print(f"run folder: {out_dir}", flush=True)
@@ -86,13 +96,27 @@ def train(
         n_envs=n_envs,
         num_players=num_players,
         setup=setup,
+        algo=algo,
+        device=device,
+        env_threads=env_threads,
+        torch_threads=torch_threads,
     )
     if resume:  # the saved config, checked (its specs may not ask for trust), with overrides
         path = out_dir / "config.json"
         saved = selfplay.config_from_dict(selfplay.read_run_json(path), source=path)
-        changes: dict[str, Any] = {"total_timesteps": timesteps, "time_budget_minutes": minutes}
+        changes: dict[str, Any] = {
+            "total_timesteps": timesteps,
+            "time_budget_minutes": minutes,
+            "device": device,
+            "env_threads": env_threads,
+            "torch_threads": torch_threads,
+        }
         config = dataclasses.replace(saved, **{k: v for k, v in changes.items() if v is not None})
-    return selfplay.run(config, out_dir, resume=resume, verbose=verbose, progress_bar=progress)
+    selfplay.resolve_device(config.device)  # one error line before anything is built
+    summary = selfplay.run(config, out_dir, resume=resume, verbose=verbose, progress_bar=progress)
+    if out is None:  # a default run folder: runs/PRESET/latest now names it
+        mark_latest(out_dir)
+    return summary
 
 
 def train_command(
@@ -101,7 +125,10 @@ def train_command(
     ] = "quick",
     out: Annotated[
         Path | None,
-        typer.Option(help="output directory (default: a new runs/PRESET-YYYYmmdd-HHMMSS)"),
+        typer.Option(
+            help="output directory (default: a new runs/PRESET/YYYYmmdd-HHMMSS, linked from "
+            "runs/PRESET/latest when it finishes)"
+        ),
     ] = None,
     seed: Annotated[
         int | None, typer.Option(min=0, max=MAX_SEED, help="override the preset's seed")
@@ -123,6 +150,25 @@ def train_command(
     ] = None,
     setup: Annotated[
         str | None, typer.Option(help="basic or advanced (default: the preset's, basic)")
+    ] = None,
+    algo: Annotated[
+        str | None,
+        typer.Option(
+            help="maskable_ppo (sb3-contrib) or ppo (the lean PPO: every seat a sample, "
+            "--device); default: the preset's"
+        ),
+    ] = None,
+    device: Annotated[
+        str | None,
+        typer.Option(help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:K (--algo ppo)"),
+    ] = None,
+    env_threads: Annotated[
+        int | None,
+        typer.Option(min=0, max=256, help="threads stepping the games in C++ (0: every core)"),
+    ] = None,
+    torch_threads: Annotated[
+        int | None,
+        typer.Option(min=0, max=256, help="torch threads (0: the cores the env threads leave)"),
     ] = None,
     resume: Annotated[
         bool, typer.Option(help="continue the run in --out (default: the preset's newest run)")
@@ -154,9 +200,12 @@ def train_command(
     or the Ray cluster at --ray-address; writes checkpoint/, progress.jsonl and summary.json.
     """
     if backend == "rllib":
-        if n_envs is not None or resume or setup is not None:
+        local = (n_envs, setup, algo, device, env_threads, torch_threads)
+        if resume or any(v is not None for v in local):
             typer.echo(
-                "error: --n-envs, --resume and --setup apply to --backend sb3 only", err=True
+                "error: --n-envs, --resume, --setup, --algo, --device, --env-threads and "
+                "--torch-threads apply to --backend sb3 only",
+                err=True,
             )
             raise typer.Exit(1)
         settings: dict[str, Any] = dict(
@@ -178,13 +227,20 @@ def train_command(
         bad_option("--preset", f"{preset!r} is not one of {', '.join(PRESETS)}")
     if setup is not None and setup not in SETUPS:
         bad_option("--setup", f"{setup!r} is not one of {', '.join(SETUPS)}")
-    from train.selfplay import RunFolderError
+    from train.selfplay import ALGOS, RunFolderError, resolve_device
+
+    if algo is not None and algo not in ALGOS:
+        bad_option("--algo", f"{algo!r} is not one of {', '.join(ALGOS)}")
+    if device is not None:
+        with failures("--device"):
+            resolve_device(device)
 
     with failures():
         try:
             summary = train(
                 preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress,
-                num_players=num_players, setup=setup,
+                num_players=num_players, setup=setup, algo=algo, device=device,
+                env_threads=env_threads, torch_threads=torch_threads,
             )  # fmt: skip
         except RunFolderError as exc:  # a run folder's file: error: --resume: FILE: problem
             fail(exc, "--resume")

@@ -255,7 +255,7 @@ def fit(
 
     rng = np.random.default_rng(config.seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate)
-    policy.set_training_mode(True)
+    policy.train(True)
     last: dict[str, float] = {}
     for _ in range(config.epochs):
         sums = {"value_loss": 0.0, "policy_loss": 0.0}
@@ -282,7 +282,7 @@ def fit(
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimizer.step()
         last = {k: v / steps for k, v in sums.items()}
-    policy.set_training_mode(False)
+    policy.train(False)
     return last
 
 
@@ -311,7 +311,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
         raise FileExistsError(f"{out / 'model.safetensors'} exists; choose another --out")
     torch.manual_seed(config.seed)
     policy, _ = load_policy_file(config.model)
-    policy.set_training_mode(False)
+    policy.train(False)
     described = read_description(config.model)
     facts = described["game"]
     game = FortGame(facts["num_players"], facts["setup"], facts.get("card_set"))

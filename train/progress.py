@@ -6,13 +6,15 @@
   up, not at "51%" of 500k steps). When the output is not a terminal (a log file, CI, a pipe),
   where a bar would print nothing useful, it writes one plain line every ``interval`` seconds
   (15 by default) instead.
-- :func:`new_run_dir` / :func:`latest_run_dir`: the default output folder, a fresh
-  ``runs/PRESET-YYYYmmdd-HHMMSS`` per run (so repeating a command never collides with an
-  earlier run), and the newest one of a preset for ``--resume``.
+- :func:`new_run_dir` / :func:`mark_latest` / :func:`latest_run_dir`: the default output
+  folder, a fresh ``runs/PRESET/YYYYmmdd-HHMMSS`` per run (so repeating a command never
+  collides with an earlier run); the link ``runs/PRESET/latest`` to the newest finished one
+  (``ppo:runs/quick/latest/model.safetensors``); the newest one of a preset for ``--resume``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -23,7 +25,7 @@ from typing import IO, Any
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
-__all__ = ["ProgressCallback", "latest_run_dir", "new_run_dir"]
+__all__ = ["LATEST", "ProgressCallback", "latest_run_dir", "mark_latest", "new_run_dir"]
 
 _SCALE = 1000  # the bar counts per-mille of the budget
 
@@ -137,10 +139,14 @@ class ProgressCallback(BaseCallback):
         self.lines += 1
 
 
+LATEST = "latest"
+"""The name of the link to a preset's newest finished run: ``runs/PRESET/latest``."""
+
+
 def new_run_dir(preset: str, root: str | Path = "runs", now: datetime | None = None) -> Path:
-    """A fresh ``root/PRESET-YYYYmmdd-HHMMSS`` (``-2``, ``-3``... if it exists); not created."""
+    """A fresh ``root/PRESET/YYYYmmdd-HHMMSS`` (``-2``, ``-3``... if it exists); not created."""
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
-    base = Path(root) / f"{preset}-{stamp}"
+    base = Path(root) / preset / stamp
     path, k = base, 1
     while path.exists():
         k += 1
@@ -148,14 +154,31 @@ def new_run_dir(preset: str, root: str | Path = "runs", now: datetime | None = N
     return path
 
 
+def mark_latest(run_dir: str | Path) -> Path:
+    """Point ``run_dir``'s sibling link ``latest`` at it (a relative symlink, replaced
+    atomically), so that ``runs/PRESET/latest/model.safetensors`` names the newest finished
+    run's model. Returns the link."""
+    run_dir = Path(run_dir)
+    link = run_dir.parent / LATEST
+    tmp = run_dir.parent / f".{LATEST}.{os.getpid()}"
+    tmp.unlink(missing_ok=True)
+    os.symlink(run_dir.name, tmp)
+    os.replace(tmp, link)
+    return link
+
+
 def latest_run_dir(preset: str, root: str | Path = "runs") -> Path:
-    """The newest ``root/PRESET-*`` (or ``root/PRESET``) holding a checkpoint.
+    """The newest run of a preset holding a checkpoint: ``root/PRESET/*``, or the older
+    layouts ``root/PRESET-*`` and ``root/PRESET``.
 
     Raises:
         FileNotFoundError: no such run.
     """
     root = Path(root)
-    runs = [p for p in root.glob(f"{preset}-*") if (p / "checkpoints").is_dir()]
+    runs = [
+        p for p in root.glob(f"{preset}/*") if p.name != LATEST and (p / "checkpoints").is_dir()
+    ]
+    runs += [p for p in root.glob(f"{preset}-*") if (p / "checkpoints").is_dir()]
     if (root / preset / "checkpoints").is_dir():
         runs.append(root / preset)
     if not runs:

@@ -127,9 +127,20 @@ class Config:
     (DummyVecEnv, all in this process), or ``auto``: ``batch`` when the compiled core is
     usable, else ``subproc`` (``dummy`` for more than two envs per core)."""
     env_threads: int = 1
-    """Threads of the batched C++ env (``vec_env="batch"``) stepping its games."""
+    """Threads of the batched C++ env stepping its games (``0``: every core, up to 16)."""
     torch_threads: int = 1
-    """torch threads of the learner's process (env workers always use 1)."""
+    """torch threads of the learner's process (``0``: the cores the env threads leave, at
+    least 1; env workers always use 1)."""
+    algo: str = "maskable_ppo"
+    """The learner: ``maskable_ppo`` (sb3-contrib's MaskablePPO on the single-agent batched
+    env, the learner's seat against the league) or ``ppo`` (``train.ppo``: the lean PPO on the
+    self-play batch, every seat a sample, every tensor on ``device``)."""
+    device: str = "auto"
+    """Where the lean PPO's tensors live: ``cpu``, ``cuda`` (``cuda:K``), or ``auto`` (CUDA
+    when torch sees a GPU). MaskablePPO always runs on the CPU."""
+    league_share: float = 0.5
+    """Lean PPO: the chance that each seat but one (drawn) of a new game is played by a league
+    opponent rather than the learner (0: pure self-play)."""
     # PPO
     n_steps: int = 512
     """Steps per environment per rollout (the rollout has ``n_steps * n_envs`` samples)."""
@@ -189,40 +200,55 @@ class Config:
 
 
 PRESETS: dict[str, Config] = {
-    # ~10 minutes on a 2-core CPU (9 of training); the bar: >= 80% of 2-player games against
-    # random. Mostly the heuristics, a little random and a few snapshots of itself: at 250k
-    # samples this beat `heuristic` in 52.5% of 400 games, the earlier mostly-random league
-    # (random 0.5, builder 0.2, scorer 0.1, opportunist 0.1) in 34.5% (docs/agents.md,
-    # "Training: what limits it").
+    # ~10 minutes on a 2-core CPU (9 of training), aiming at >= 70% of 2-player games against
+    # `heuristic`. The lean PPO (train/ppo.py): 64 games in C++, every seat a sample, half the
+    # other seats given to the league (builder mostly, a little random, snapshots of itself);
+    # 2.3-2.5M samples in 9 minutes where MaskablePPO managed ~500k (docs/agents.md, "The
+    # lean PPO"). `--algo maskable_ppo` trains round two's learner instead.
     "quick": Config(
         preset="quick",
-        total_timesteps=500_000,
+        algo="ppo",
+        device="auto",
+        env_threads=0,
+        torch_threads=0,
+        total_timesteps=10_000_000,
         time_budget_minutes=9.0,
-        n_envs=32,  # the batched env: one forward pass for 32 games (rollouts stay 2,048)
+        n_envs=64,
         n_steps=64,
-        opponents={"random": 0.1, "builder": 0.5, "scorer": 0.2, "opportunist": 0.2},
-        snapshot_weight=0.1,
+        batch_size=1024,
+        n_epochs=3,
+        opponents={"random": 0.1, "builder": 0.6},
+        snapshot_weight=0.3,
+        league_share=0.5,
         max_snapshots=3,
-        eval_freq=100_000,
+        eval_freq=250_000,
         # 200 games (about 10 s against the heuristic on one core): a 95% interval of
         # about +-7 points, where 20 games gave +-21 (docs/agents.md, "Training: what limits it")
         eval_games=200,
         eval_opponents=("heuristic",),
         final_eval_games=200,
     ),
-    # Hours: the league of bots and snapshots, aiming at `heuristic`.
+    # An hour or more: the quick preset's recipe with a bigger network and longer rollouts
+    # (the zoo's models are trained with it: scripts/train_zoo.py).
     "full": Config(
         preset="full",
-        total_timesteps=20_000_000,
+        algo="ppo",
+        device="auto",
+        env_threads=0,
+        torch_threads=0,
+        total_timesteps=100_000_000,
         time_budget_minutes=None,
-        n_envs=32,
+        n_envs=64,
         n_steps=128,
+        batch_size=2048,
+        n_epochs=3,
         learning_rate=2.5e-4,
         net_arch=(512, 256),
-        opponents={"random": 0.1, "builder": 0.35, "scorer": 0.15, "opportunist": 0.15},
-        snapshot_weight=0.25,
+        opponents={"random": 0.1, "builder": 0.6},
+        snapshot_weight=0.3,
+        league_share=0.5,
         max_snapshots=8,
-        eval_freq=250_000,
+        eval_freq=1_000_000,
         eval_games=200,  # 40 games gave +-15 points: too few to see a trend
         eval_opponents=("heuristic",),
         final_eval_games=200,
@@ -394,11 +420,14 @@ def config_from_dict(d: Mapping[str, Any], source: str | Path | None = None) -> 
         "n_envs": 1 <= config.n_envs <= 256,
         "n_steps": 1 <= config.n_steps <= 10**6,
         "batch_size": 1 <= config.batch_size <= 10**7,
-        "env_threads": 1 <= config.env_threads <= 256,
-        "torch_threads": 1 <= config.torch_threads <= 256,
+        "env_threads": 0 <= config.env_threads <= 256,
+        "torch_threads": 0 <= config.torch_threads <= 256,
         "eval_workers": 1 <= config.eval_workers <= 256,
         "max_snapshots": 1 <= config.max_snapshots <= MAX_LEAGUE_ENTRIES,
         "eval_freq": config.eval_freq >= 1,
+        "algo": config.algo in ALGOS,
+        "device": _device_name_ok(config.device),
+        "league_share": 0.0 <= config.league_share <= 1.0,
     }
     for name, ok in checks.items():
         if not ok:
@@ -502,6 +531,56 @@ def _env_factory(config: Config, league: League, rank: int) -> Callable[[], gymn
 
 
 VEC_ENVS = ("auto", "batch", "subproc", "dummy")
+ALGOS = ("maskable_ppo", "ppo")
+"""The learners ``Config.algo`` may name."""
+MAX_AUTO_ENV_THREADS = 16
+"""``env_threads=0`` uses every core up to this many (the batch stops scaling near it)."""
+
+
+def _device_name_ok(name: str) -> bool:
+    if name in ("auto", "cpu", "cuda"):
+        return True
+    head, _, index = name.partition(":")
+    return head == "cuda" and index.isdigit() and len(index) <= 3
+
+
+def resolve_device(name: str) -> str:
+    """The torch device ``name`` means: ``auto`` is ``cuda`` when torch sees a GPU, else
+    ``cpu``.
+
+    Raises:
+        ConfigError: not ``auto``, ``cpu``, ``cuda`` or ``cuda:K``; or CUDA asked for where
+            torch sees no GPU (or not that many).
+    """
+    if not _device_name_ok(name):
+        raise ConfigError(f"device must be auto, cpu, cuda or cuda:K, got {name!r}")
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ConfigError(
+                f"device {name!r}: torch sees no CUDA GPU here (torch {torch.__version__}); "
+                "use --device cpu or auto"
+            )
+        index = int(name.partition(":")[2] or 0)
+        if index >= torch.cuda.device_count():
+            raise ConfigError(
+                f"device {name!r}: torch sees {torch.cuda.device_count()} CUDA GPU(s)"
+            )
+    return name
+
+
+def resolve_threads(config: Config) -> tuple[int, int]:
+    """``(env_threads, torch_threads)`` with ``0`` resolved from the machine's cores: the env
+    gets every core (at most :data:`MAX_AUTO_ENV_THREADS`), torch the cores the env threads
+    leave (at least 1: env steps and the network take turns, but torch's OpenMP threads spin
+    after each call and slowed a busy 2-core machine 12x at 2 threads, docs/performance.md)."""
+    cores = os.cpu_count() or 1
+    env = config.env_threads or min(cores, MAX_AUTO_ENV_THREADS)
+    torch_threads = config.torch_threads or max(1, cores - env)
+    return env, torch_threads
+
+
 EVAL_SEED_OFFSET = 7
 """Periodic evaluations play the deals of seed ``config.seed + EVAL_SEED_OFFSET`` (every time)."""
 FINAL_EVAL_SEED_OFFSET = 100_000
@@ -544,7 +623,7 @@ def make_vec_env(config: Config, league: League) -> VecEnv:
             reward=config.reward,
             shaping=config.shaping,
             opponent_info=decision_info,
-            threads=config.env_threads,
+            threads=resolve_threads(config)[0],
         )
         return VecMonitor(venv)
     fns = [_env_factory(config, league, i) for i in range(config.n_envs)]
@@ -619,6 +698,64 @@ def model_win_rate(result: Mapping[str, Any]) -> tuple[float, list[float]]:
     """The model's (first seat spec's) win rate and its 95% interval in a tournament result."""
     first = next(iter(result["agents"].values()))
     return float(first["win_rate"]), list(first["win_rate_ci95"])
+
+
+def periodic_evaluation(
+    config: Config,
+    out: Path,
+    league: League,
+    state: dict[str, Any],
+    timesteps: int,
+    elapsed: float,
+    checkpoint: Path,
+    add_snapshot: Callable[[], Any],
+    log: Callable[[str, float], Any],
+    verbose: int = 1,
+) -> dict[str, float]:
+    """One periodic evaluation of the checkpoint against ``config.eval_opponents`` (both
+    trainers): records it in ``state["evals"]`` and through ``log`` (``eval/...`` metrics),
+    calls ``add_snapshot`` when the first opponent's rate is the best so far (with
+    ``snapshot_weight > 0``), saves the run state. Returns opponent -> win rate."""
+    # The same seed at every evaluation: each one replays the same deals (paired
+    # evaluations), so successive rates differ by the learner, not by the deals.
+    results = evaluate(
+        checkpoint,
+        config.eval_opponents,
+        config.eval_games,
+        config,
+        workers=config.eval_workers,
+        seed=state.get("eval_seed", config.seed + EVAL_SEED_OFFSET),
+    )
+    rates, intervals = {}, {}
+    for opponent, result in results.items():
+        rate, ci = model_win_rate(result)
+        rates[opponent], intervals[opponent] = rate, ci
+        log(f"eval/win_rate_vs_{opponent}", rate)
+        log(f"eval/win_rate_vs_{opponent}_ci95_low", ci[0])
+        log(f"eval/win_rate_vs_{opponent}_ci95_high", ci[1])
+    state["evals"].append(
+        {
+            "timesteps": timesteps,
+            "wall_seconds": round(elapsed, 1),
+            **rates,
+            "games": config.eval_games,
+            "ci95": intervals,
+        }
+    )
+    key = rates[config.eval_opponents[0]]
+    if config.snapshot_weight > 0 and key >= state["best"]:
+        state["best"] = key
+        add_snapshot()
+    save_state(out, league, state)
+    if verbose:
+        shown = ", ".join(
+            f"{k} {v:.2f} [{intervals[k][0]:.2f}, {intervals[k][1]:.2f}]" for k, v in rates.items()
+        )
+        print(
+            f"[{timesteps} steps, {elapsed:.0f} s] eval win rate "
+            f"({config.eval_games} games each, Wilson 95% interval): {shown}"
+        )
+    return rates
 
 
 # --------------------------------------------------------------------------- callback
@@ -703,48 +840,19 @@ class SelfPlayCallback(BaseCallback):
     def periodic(self) -> None:
         """Checkpoint, evaluate against ``eval_opponents``, maybe add a snapshot."""
         self.state["last_eval"] = self.num_timesteps
-        cfg = self.config
-        ckpt = save_checkpoint(self.model, self.out, self.league, self.state, cfg)
-        # The same seed at every evaluation: each one replays the same deals (paired
-        # evaluations), so successive rates differ by the learner, not by the deals.
-        results = evaluate(
+        ckpt = save_checkpoint(self.model, self.out, self.league, self.state, self.config)
+        periodic_evaluation(
+            self.config,
+            self.out,
+            self.league,
+            self.state,
+            self.num_timesteps,
+            self.elapsed(),
             ckpt,
-            cfg.eval_opponents,
-            cfg.eval_games,
-            cfg,
-            workers=cfg.eval_workers,
-            seed=cfg.seed + EVAL_SEED_OFFSET,
+            self.add_snapshot,
+            self.logger.record,
+            self.verbose,
         )
-        rates, intervals = {}, {}
-        for opponent, result in results.items():
-            rate, ci = model_win_rate(result)
-            rates[opponent], intervals[opponent] = rate, ci
-            self.logger.record(f"eval/win_rate_vs_{opponent}", rate)
-            self.logger.record(f"eval/win_rate_vs_{opponent}_ci95_low", ci[0])
-            self.logger.record(f"eval/win_rate_vs_{opponent}_ci95_high", ci[1])
-        self.state["evals"].append(
-            {
-                "timesteps": self.num_timesteps,
-                "wall_seconds": round(self.elapsed(), 1),
-                **rates,
-                "games": cfg.eval_games,
-                "ci95": intervals,
-            }
-        )
-        key = rates[cfg.eval_opponents[0]]
-        if cfg.snapshot_weight > 0 and key >= self.state["best"]:
-            self.state["best"] = key
-            self.add_snapshot()
-        save_state(self.out, self.league, self.state)
-        if self.verbose:
-            shown = ", ".join(
-                f"{k} {v:.2f} [{intervals[k][0]:.2f}, {intervals[k][1]:.2f}]"
-                for k, v in rates.items()
-            )
-            print(
-                f"[{self.num_timesteps} steps, {self.elapsed():.0f} s] eval win rate "
-                f"({cfg.eval_games} games each, Wilson 95% interval): {shown}"
-            )
 
     def add_snapshot(self) -> None:
         """Freeze the learner into ``league/`` and send the grown league to the workers."""
@@ -850,6 +958,9 @@ def _check_state(d: Any) -> dict[str, Any]:
     for key in ("last_eval", "timesteps"):
         if key in d and not (_is_int(d[key]) and d[key] >= 0):
             raise bad(key, f"must be an int >= 0, got {describe(d[key])}")
+    for key in ("eval_seed", "final_eval_seed"):  # absent in runs saved before them
+        if key in d and not (_is_int(d[key]) and 0 <= d[key] < 2**32):
+            raise bad(key, f"must be an int in [0, 2**32), got {describe(d[key])}")
     if "stopped_by_budget" in d and not isinstance(d["stopped_by_budget"], bool):
         shown = describe(d["stopped_by_budget"])
         raise bad("stopped_by_budget", f"must be true or false, got {shown}")
@@ -1012,15 +1123,102 @@ def run(
     random.seed(config.seed)
     np.random.seed(config.seed)
     torch.manual_seed(config.seed)
-    torch.set_num_threads(config.torch_threads)
+    _, torch_threads = resolve_threads(config)
+    torch.set_num_threads(torch_threads)
 
     if resume:  # (``train.cli.train`` passes the saved config.json with its overrides)
         state, league = load_state(out)
     else:
         league = League(config.opponents, (), config.snapshot_weight)
         state = {"history": [], "evals": [], "best": 0.0, "last_eval": 0, "elapsed_before": 0.0}
+    # The evaluations' deals: drawn fresh for each run (a figure then says how this recipe
+    # does, not how it does on one set of deals), kept for the whole run (periodic
+    # evaluations are paired) and recorded in state.json and eval.json.
+    for key in ("eval_seed", "final_eval_seed"):
+        if key not in state:
+            state[key] = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
     (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
 
+    if config.algo == "ppo":  # the lean PPO (train/ppo.py), every seat a sample
+        from train.ppo import learn
+
+        network, timesteps, elapsed = learn(
+            config,
+            out,
+            league,
+            state,
+            start,
+            resume=resume,
+            verbose=verbose,
+            progress_bar=progress_bar,
+        )
+        state["elapsed_before"] = elapsed
+        policy: Any = network
+    else:
+        model, timesteps = _learn_sb3(
+            config, out, league, state, start, resume, verbose, progress_bar
+        )
+        policy = model
+    train_seconds = time.perf_counter() - start
+
+    model_path = save_policy(
+        policy,
+        out / "model",
+        num_players=config.num_players,
+        setup=config.setup,
+        training=dataclasses.asdict(config),
+        timesteps=timesteps,
+    )
+    t0 = time.perf_counter()
+    final = evaluate(
+        model_path,
+        config.final_eval_opponents,
+        config.final_eval_games,
+        config,
+        workers=config.eval_workers,
+        seed=state["final_eval_seed"],
+    )
+    eval_seconds = time.perf_counter() - t0
+    summary = {
+        "model": str(model_path),
+        "preset": config.preset,
+        "timesteps": int(timesteps),
+        "algo": config.algo,
+        "device": resolve_device(config.device),
+        "eval_seeds": {"periodic": state["eval_seed"], "final": state["final_eval_seed"]},
+        "train_wall_seconds": round(train_seconds, 1),
+        "eval_wall_seconds": round(eval_seconds, 1),
+        "total_wall_seconds": round(time.perf_counter() - start, 1),
+        "stopped_by_time_budget": bool(state.get("stopped_by_budget", False)),
+        "final": {},
+        "tournaments": {},
+        "evals": state["evals"],
+        "history": state["history"],
+        "league": league.weights(),
+    }
+    for opponent, result in final.items():
+        first = next(iter(result["agents"].values()))
+        summary["final"][opponent] = {
+            k: first[k] for k in ("games", "wins", "win_rate", "win_rate_ci95", "mean_score")
+        }
+        summary["tournaments"][opponent] = result
+    (out / "eval.json").write_text(json.dumps(summary, indent=1))
+    plot_learning_curve(summary, out / "learning_curve.png")
+    return summary
+
+
+def _learn_sb3(
+    config: Config,
+    out: Path,
+    league: League,
+    state: dict[str, Any],
+    start: float,
+    resume: bool,
+    verbose: int,
+    progress_bar: bool,
+) -> tuple[MaskablePPO, int]:
+    """Train with sb3-contrib's MaskablePPO (``algo="maskable_ppo"``); returns the model and
+    its timesteps. The checkpoint is saved whatever happens."""
     vec_env = make_vec_env(config, league)
     vec_env.seed(config.seed + 1000 * len(state["evals"]))
 
@@ -1046,48 +1244,7 @@ def run(
         state["elapsed_before"] = callback.elapsed()
         save_checkpoint(model, out, league, state, config)
         vec_env.close()
-    train_seconds = time.perf_counter() - start
-
-    model_path = save_policy(
-        model,
-        out / "model",
-        num_players=config.num_players,
-        setup=config.setup,
-        training=dataclasses.asdict(config),
-    )
-    t0 = time.perf_counter()
-    final = evaluate(
-        model_path,
-        config.final_eval_opponents,
-        config.final_eval_games,
-        config,
-        workers=config.eval_workers,
-        seed=config.seed + FINAL_EVAL_SEED_OFFSET,
-    )
-    eval_seconds = time.perf_counter() - t0
-    summary = {
-        "model": str(model_path),
-        "preset": config.preset,
-        "timesteps": int(model.num_timesteps),
-        "train_wall_seconds": round(train_seconds, 1),
-        "eval_wall_seconds": round(eval_seconds, 1),
-        "total_wall_seconds": round(time.perf_counter() - start, 1),
-        "stopped_by_time_budget": bool(state.get("stopped_by_budget", False)),
-        "final": {},
-        "tournaments": {},
-        "evals": state["evals"],
-        "history": state["history"],
-        "league": league.weights(),
-    }
-    for opponent, result in final.items():
-        first = next(iter(result["agents"].values()))
-        summary["final"][opponent] = {
-            k: first[k] for k in ("games", "wins", "win_rate", "win_rate_ci95", "mean_score")
-        }
-        summary["tournaments"][opponent] = result
-    (out / "eval.json").write_text(json.dumps(summary, indent=1))
-    plot_learning_curve(summary, out / "learning_curve.png")
-    return summary
+    return model, int(model.num_timesteps)
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:

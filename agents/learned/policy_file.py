@@ -59,9 +59,12 @@ __all__ = [
     "describe_policy",
     "expected_shapes",
     "is_sb3_zip",
+    "layout_fingerprint",
+    "load_checkpoint",
     "load_into_model",
     "load_policy_file",
     "load_sb3_zip",
+    "network_shapes",
     "policy_paths",
     "read_description",
     "save_checkpoint_files",
@@ -73,6 +76,10 @@ FORMAT = "fort-env-policy"
 VERSION = 1
 WEIGHTS_SUFFIX = ".safetensors"
 OPTIMIZER_SUFFIX = ".optimizer.safetensors"
+# The network kinds a description may name (``network.policy``): SB3's two towers, or the
+# project's shared trunk (agents.learned.network.KIND; not imported: it needs torch).
+SB3_POLICY = "MaskableActorCriticPolicy"
+ACTOR_CRITIC = "ActorCritic"
 # The activations a description may name (torch.nn class names); nothing else is looked up.
 ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
 # Limits of a description (module docstring): generous for what `fort-env train` produces (the
@@ -116,6 +123,37 @@ def _sha256(path: Path) -> str:
 
 
 # --------------------------------------------------------------------------- describe
+def layout_fingerprint(game: Any) -> str:
+    """What a policy's inputs and outputs mean, hashed: the observation's slices (name, offset,
+    shape), the action ranges (name, start, size) and the card set's contents (every card,
+    board, Fort step, Fort Level's points, made-up rule and perk). Two games with the same
+    fingerprint give a network the same observation layout and action meanings; a change of
+    the rules' encoding or of the cards changes it, so a saved model is refused rather than
+    play a game it was not trained for. Returns ``sha256:`` and 16 hex digits.
+
+    Args:
+        game: a ``fort_env.FortGame``.
+    """
+    from fort_env.views.observation import observation_layout
+
+    cards = game.card_set
+    facts = {
+        "observation": [
+            [s.name, s.offset, list(s.shape)]
+            for s in observation_layout(game.num_players, game).slices
+        ],
+        "actions": [list(r) for r in game.layout.ranges()],
+        "cards": [repr(c) for c in cards.cards],
+        "boards": list(cards.boards),
+        "fort_steps": [repr(s) for s in cards.fort_steps],
+        "level_points": list(cards.level_points),
+        "rules": list(cards.rules),
+        "perks": list(cards.perks),
+    }
+    text = json.dumps(facts, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def _game_facts(num_players: int, setup: str, cards: str | None) -> dict[str, Any]:
     from fort_env import FortGame
     from fort_env.game.facts import config_card_set
@@ -127,16 +165,33 @@ def _game_facts(num_players: int, setup: str, cards: str | None) -> dict[str, An
         "card_set": config_card_set(game),
         "observation_size": int(game.observation_size),
         "num_actions": int(game.num_distinct_actions),
+        "layout": layout_fingerprint(game),
     }
 
 
 def describe_policy(policy: Any) -> dict[str, Any]:
     """The ``network`` entry of a description: what :func:`load_policy_file` rebuilds.
 
+    Two kinds: sb3-contrib's ``MaskableActorCriticPolicy`` (``net_arch`` ``{pi, vf}``: two
+    towers) and the project's :class:`agents.learned.network.ActorCritic` (``trunk``: one
+    shared MLP, ``fort-env train --algo ppo``).
+
     Raises:
-        ModelFileError: a policy this format cannot describe (not sb3-contrib's
-            ``MaskableActorCriticPolicy`` with a flat observation and an MLP).
+        ModelFileError: a policy this format cannot describe (neither kind, or an SB3 policy
+            without a flat observation and an MLP).
     """
+    if getattr(policy, "kind", None) == ACTOR_CRITIC:
+        if policy.activation_fn not in ACTIVATIONS:
+            raise ModelFileError(
+                type(policy).__name__, f"activation {policy.activation_fn} is not saved"
+            )
+        return {
+            "policy": ACTOR_CRITIC,
+            "trunk": [int(x) for x in policy.trunk_widths],
+            "activation_fn": policy.activation_fn,
+            "observation_size": int(policy.observation_size),
+            "num_actions": int(policy.num_actions),
+        }
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
@@ -290,6 +345,16 @@ def expected_shapes(
     return shapes
 
 
+def network_shapes(game: Mapping[str, Any], net: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The ``state_dict`` shapes of a (checked) description's network, of either kind."""
+    if net["policy"] == ACTOR_CRITIC:
+        from agents.learned.network import actor_critic_shapes
+
+        return actor_critic_shapes(game["observation_size"], game["num_actions"], net["trunk"])
+    arch = net["net_arch"]
+    return expected_shapes(game["observation_size"], game["num_actions"], arch["pi"], arch["vf"])
+
+
 def _parameter_count(shapes: Mapping[str, tuple[int, ...]]) -> int:
     total = 0
     for shape in shapes.values():
@@ -342,24 +407,34 @@ def read_description(path: str | Path) -> dict[str, Any]:
         and (game["card_set"] is None or isinstance(game["card_set"], str)),
         "game.observation_size": _int_list([game.get("observation_size")]),
         "game.num_actions": _int_list([game.get("num_actions")]),
-        "network.policy": net.get("policy") == "MaskableActorCriticPolicy",
-        "network.net_arch": isinstance(net.get("net_arch"), dict)
-        and set(net["net_arch"]) == {"pi", "vf"}
-        and all(_int_list(v) for v in net["net_arch"].values()),
+        "game.layout": "layout" not in game  # policies saved before the fingerprint
+        or (isinstance(game["layout"], str) and len(game["layout"]) <= 80),
+        "network.policy": net.get("policy") in (SB3_POLICY, ACTOR_CRITIC),
         "network.activation_fn": net.get("activation_fn") in ACTIVATIONS,
-        "network.share_features_extractor": isinstance(net.get("share_features_extractor"), bool),
         "sha256": isinstance(info.get("sha256"), str),
     }
+    if net.get("policy") == ACTOR_CRITIC:
+        checks["network.trunk"] = _int_list(net.get("trunk")) and len(net["trunk"]) >= 1
+    else:
+        checks["network.net_arch"] = (
+            isinstance(net.get("net_arch"), dict)
+            and set(net["net_arch"]) == {"pi", "vf"}
+            and all(_int_list(v) for v in net["net_arch"].values())
+        )
+        checks["network.share_features_extractor"] = isinstance(
+            net.get("share_features_extractor"), bool
+        )
     for field, ok in checks.items():
         if not ok:
             raise _bad(description, f"field {field!r} is missing or malformed")
-    arch = net["net_arch"]
-    for head in ("pi", "vf"):
+    layers = {"trunk": net["trunk"]} if net["policy"] == ACTOR_CRITIC else dict(net["net_arch"])
+    for head, widths in layers.items():
+        where = "trunk" if head == "trunk" else f"net_arch.{head}"
         try:
-            check_net_arch(arch[head], f"field 'network.net_arch.{head}'")
+            check_net_arch(widths, f"field 'network.{where}'")
         except ValueError as exc:
             raise _bad(description, str(exc)) from None
-    shapes = expected_shapes(game["observation_size"], game["num_actions"], arch["pi"], arch["vf"])
+    shapes = network_shapes(game, net)
     count = _parameter_count(shapes)
     if count > MAX_PARAMETERS:
         raise _bad(
@@ -457,7 +532,8 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
         check_hash: compare the tensor file with the description's SHA-256.
 
     Returns:
-        ``(policy, description)``: a ``MaskableActorCriticPolicy`` on the CPU in eval mode,
+        ``(policy, description)``: the network (a ``MaskableActorCriticPolicy`` or an
+        ``ActorCritic``) on the CPU in eval mode,
         and the checked description.
 
     Raises:
@@ -484,12 +560,16 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
                 f"{g[key]}; this fort-env's has {facts[key]} (the observation layout or the "
                 "action set changed since it was saved)",
             )
+    if "layout" in g and g["layout"] != facts["layout"]:
+        raise _bad(
+            description,
+            f"trained for the layout {g['layout']}; this fort-env's {g['num_players']}-player "
+            f"game has {facts['layout']} (the observation, the actions or the cards changed "
+            "since it was trained: retrain it)",
+        )
     if check_hash and _sha256(weights) != info["sha256"]:
         raise _bad(weights, "its SHA-256 differs from the description's (not the same save)")
-    arch = info["network"]["net_arch"]
-    _check_header(
-        weights, expected_shapes(g["observation_size"], g["num_actions"], arch["pi"], arch["vf"])
-    )
+    _check_header(weights, network_shapes(g, info["network"]))
     try:
         tensors = load_file(str(weights), device="cpu")
     except (SafetensorError, OSError, ValueError) as exc:
@@ -509,7 +589,7 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
     except RuntimeError as exc:
         text = " ".join(str(exc).split())
         raise _bad(weights, f"the tensors do not fit the described network: {text}") from None
-    policy.set_training_mode(False)
+    policy.train(False)  # eval mode (SB3's set_training_mode does the same)
     _probe(policy, weights, g)
     return policy, info
 
@@ -541,7 +621,14 @@ def _probe(policy: Any, path: Path, game: Mapping[str, Any]) -> None:
 
 
 def _build_policy(info: Mapping[str, Any]) -> Any:
-    """A fresh ``MaskableActorCriticPolicy`` of the described shape (CPU)."""
+    """A fresh network of the described kind and shape (CPU)."""
+    if info["network"].get("policy") == ACTOR_CRITIC:
+        from agents.learned.network import ActorCritic
+
+        g, net = info["game"], info["network"]
+        return ActorCritic(
+            g["observation_size"], g["num_actions"], net["trunk"], net["activation_fn"]
+        )
     import gymnasium
     import numpy as np
     import torch
@@ -629,15 +716,34 @@ def _optimizer_tensors(optimizer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def save_checkpoint_files(
-    model: Any, path: str | Path, *, num_players: int, setup: str, training: Mapping[str, Any]
+    model: Any,
+    path: str | Path,
+    *,
+    num_players: int,
+    setup: str,
+    training: Mapping[str, Any],
+    optimizer: Any = None,
+    timesteps: int | None = None,
 ) -> Path:
     """:func:`save_policy` plus the optimizer's state (``NAME.optimizer.safetensors``, its
-    param groups in the description's ``optimizer``), for :func:`load_into_model`."""
+    param groups in the description's ``optimizer``), for :func:`load_into_model` (a
+    MaskablePPO) or :func:`load_checkpoint` (a network and its optimizer).
+
+    Args:
+        model: a ``MaskablePPO`` (its policy's optimizer is saved), or a network with
+            ``optimizer`` given.
+        optimizer: the network's optimizer (required for a bare network).
+        timesteps: as :func:`save_policy`'s.
+    """
     from safetensors.torch import save_file
 
-    weights = save_policy(model, path, num_players=num_players, setup=setup, training=training)
+    weights = save_policy(
+        model, path, num_players=num_players, setup=setup, training=training, timesteps=timesteps
+    )
     _, description = policy_paths(weights)
-    tensors, rest = _optimizer_tensors(model.policy.optimizer)
+    tensors, rest = _optimizer_tensors(
+        optimizer if optimizer is not None else model.policy.optimizer
+    )
     opt_path = weights.with_name(weights.name[: -len(WEIGHTS_SUFFIX)] + OPTIMIZER_SUFFIX)
     save_file(tensors, str(opt_path), metadata={"format": FORMAT})
     info = json.loads(description.read_text(encoding="utf-8"))
@@ -657,17 +763,34 @@ def load_into_model(model: Any, path: str | Path) -> dict[str, Any]:
     Raises:
         ModelFileError: a missing or mismatched file, or a network of another shape.
     """
+    info = load_checkpoint(model.policy, model.policy.optimizer, path)
+    steps = info.get("timesteps")
+    if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 0:
+        model.num_timesteps = steps
+    return info
+
+
+def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint (:func:`save_checkpoint_files`) into ``network`` (built with the
+    described shape) and its ``optimizer`` (Adam's moments, if saved). Nothing is unpickled.
+
+    Returns:
+        The checkpoint's description (``timesteps`` is the count it was saved at).
+
+    Raises:
+        ModelFileError: a missing or mismatched file, or a network of another shape.
+    """
     from safetensors import SafetensorError
     from safetensors.torch import load_file
 
     policy, info = load_policy_file(path)
-    if describe_policy(model.policy) != {**info["network"]}:
+    if describe_policy(network) != {**info["network"]}:
         raise _bad(
             policy_paths(path)[1],
             f"the checkpoint's network {info['network']} is not the configured one "
-            f"{describe_policy(model.policy)}",
+            f"{describe_policy(network)}",
         )
-    model.policy.load_state_dict(policy.state_dict(), strict=True)
+    network.load_state_dict(policy.state_dict(), strict=True)
     opt = info.get("optimizer")
     if isinstance(opt, dict):
         weights, _ = policy_paths(path)
@@ -689,10 +812,7 @@ def load_into_model(model: Any, path: str | Path) -> dict[str, Any]:
                 _, index, key = str(name).split(".", 2)
                 state.setdefault(int(index), {})[key] = value
             groups = opt.get("param_groups")
-            model.policy.optimizer.load_state_dict({"state": state, "param_groups": groups})
+            optimizer.load_state_dict({"state": state, "param_groups": groups})
         except (SafetensorError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
             raise _bad(opt_path, f"does not fit the optimizer: {_short(exc)}") from None
-    steps = info.get("timesteps")
-    if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 0:
-        model.num_timesteps = steps
     return info

@@ -33,7 +33,14 @@ import numpy as np
 from agents.base import act_on_probabilities, check_logits, masked_softmax
 from fort_env.game.errors import ModelFileError
 
-__all__ = ["PPOAgent", "load_policy", "make_ppo_agent", "policy_logits", "policy_values"]
+__all__ = [
+    "PPOAgent",
+    "load_policy",
+    "make_ppo_agent",
+    "policy_logits",
+    "policy_observation_size",
+    "policy_values",
+]
 
 _POLICIES: dict[tuple[str, float, bool], Any] = {}
 
@@ -45,6 +52,8 @@ def policy_logits(policy: Any, obs: Any) -> Any:
     action head), without building a distribution object. Gradients flow unless the caller
     runs it under ``torch.no_grad()``.
     """
+    if hasattr(policy, "action_logits"):  # agents.learned.network.ActorCritic
+        return policy.action_logits(obs)
     from stable_baselines3.common.policies import BasePolicy
 
     features = BasePolicy.extract_features(policy, obs, policy.pi_features_extractor)
@@ -54,10 +63,19 @@ def policy_logits(policy: Any, obs: Any) -> Any:
 def policy_values(policy: Any, obs: Any) -> Any:
     """The value head: torch float32 ``(K,)`` for observations ``(K, D)`` (``predict_values``
     without its reshaping); gradients as for :func:`policy_logits`."""
+    if hasattr(policy, "state_values"):  # agents.learned.network.ActorCritic
+        return policy.state_values(obs)
     from stable_baselines3.common.policies import BasePolicy
 
     features = BasePolicy.extract_features(policy, obs, policy.vf_features_extractor)
     return policy.value_net(policy.mlp_extractor.forward_critic(features))[:, 0]
+
+
+def policy_observation_size(policy: Any) -> int:
+    """D, the observation size a network takes (either kind of ``policy_file``)."""
+    if hasattr(policy, "observation_size"):  # agents.learned.network.ActorCritic
+        return int(policy.observation_size)
+    return int(policy.observation_space.shape[0])
 
 
 def load_policy(path: str | Path, trusted: bool = False) -> Any:
@@ -119,7 +137,7 @@ class PPOAgent:
             raise ValueError("give exactly one of path and policy")
         self.path = None if path is None else str(path)
         self.policy = load_policy(path, trusted=trusted) if path is not None else policy
-        self.observation_size = int(self.policy.observation_space.shape[0])
+        self.observation_size = policy_observation_size(self.policy)
         self.deterministic = bool(deterministic)
         self.rng = np.random.default_rng(seed)
 
@@ -206,19 +224,34 @@ class PPOAgent:
         return f"PPOAgent(name={self.name!r}, path={self.path!r})"
 
 
-def make_ppo_agent(args: str | None) -> PPOAgent:
-    """The registry factory: ``args`` is ``PATH[:key=value...]`` (``agents.make("ppo:...")``).
+def make_ppo_agent(args: str | None) -> Any:
+    """The registry factory: ``args`` is ``PATH[:key=value...]`` (``agents.make("ppo:...")``),
+    or, without a path, the shipped model (``agents.learned.zoo``): ``ppo``,
+    ``ppo:players=N``, ``ppo:deterministic=0``.
 
     Raises:
-        ValueError: no path given, or a bad ``key=value`` argument (``deterministic`` and
-            ``trusted`` are taken, each 0 or 1).
-        ModelFileError: the file does not load (:func:`load_policy`).
+        ValueError: a bad ``key=value`` argument (``deterministic`` and ``trusted`` are taken,
+            each 0 or 1; ``players`` 2-4 without a path).
+        ModelFileError: the file does not load (:func:`load_policy`), or no model ships for
+            ``players``.
     """
     from agents import parse_kwargs
 
-    if not args:
-        raise ValueError("ppo needs a model path: ppo:PATH (e.g. ppo:runs/quick/model.safetensors)")
-    path, _, rest = args.partition(":")
+    path, _, rest = (args or "").partition(":")
+    if "=" in path or not path:  # no path: the zoo's model (ppo, ppo:players=4, ...)
+        from agents.learned.zoo import ZooAgent
+
+        kwargs = parse_kwargs(args or None)
+        for key in kwargs:
+            if key not in ("deterministic", "players"):
+                raise ValueError(
+                    f"ppo without a path takes players=2..4 and deterministic=0/1, not {key!r}"
+                )
+        if kwargs.get("players", 2) not in (2, 3, 4):
+            raise ValueError(f"ppo: players must be 2, 3 or 4, got {kwargs['players']!r}")
+        if kwargs.get("deterministic", 1) not in (0, 1):
+            raise ValueError(f"ppo: deterministic must be 0 or 1, got {kwargs['deterministic']!r}")
+        return ZooAgent(kwargs.get("players"), bool(kwargs.get("deterministic", 1)))
     kwargs = parse_kwargs(rest or None)
     for key, value in kwargs.items():
         if key not in ("deterministic", "trusted"):

@@ -50,7 +50,7 @@ import numpy as np
 
 from agents.base import BaseAgent, MissingInfoError, check_logits, legal_from, masked_softmax
 from agents.learned.policy_file import trained_num_players
-from agents.learned.ppo import load_policy, policy_logits, policy_values
+from agents.learned.ppo import load_policy, policy_logits, policy_observation_size, policy_values
 from fort_env import FortState
 from fort_env.game.errors import ModelFileError
 
@@ -120,7 +120,7 @@ class PUCTAgent(BaseAgent):
         self.policy = load_policy(model)
         # the observation's size is the same for every player count: the file says which
         self.num_players = trained_num_players(model)
-        self.observation_size = int(self.policy.observation_space.shape[0])
+        self.observation_size = policy_observation_size(self.policy)
         self.seconds = float(ms) / 1000.0
         self.iterations = int(iterations)
         self.c = float(c)

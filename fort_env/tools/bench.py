@@ -318,6 +318,8 @@ def run_bench(
     ppo: bool = False,
     ppo_rollouts: int = DEFAULT_PPO_ROLLOUTS,
     ppo_options: Mapping[str, Any] | None = None,
+    train: bool = False,
+    train_options: Mapping[str, Any] | None = None,
     backend: str | None = None,
 ) -> dict[str, Any]:
     """Measure everything; returns a JSON-able dict (schema: the keys below, units in names).
@@ -338,7 +340,11 @@ def run_bench(
     over rounds of Fort's engine loop / the game's, same round}), ``config``;
     with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
     ``ppo_rollouts`` rollouts (``ppo_options``: more keyword arguments for it), or
-    ``{"error": ...}`` without the train extra.
+    ``{"error": ...}`` without the train extra; with ``train``, also ``train``: the quick
+    preset's trainer end to end against round two's baseline in the same run
+    (``train.bench_ppo.train_throughput``, the ``fort_env.bench`` plugin ``train``;
+    ``train_options``: its keyword arguments, e.g. ``seconds``, ``device``): ``samples_per_s``,
+    ``baseline_samples_per_s``, ``ratio``, ``device``, ...
 
     ``backend`` (``"python"``, ``"cpp"``; ``None``: ``fort_env.core.default_backend()``) is
     the engine every Fort figure runs on (``config["backend"]``). Raises ``ConfigError`` for an
@@ -346,7 +352,15 @@ def run_bench(
     """
     game = FortGame(num_players, backend=backend)
     with _backend_default(game.backend):
-        return _run_bench(game, seconds, rounds, ppo, ppo_rollouts, ppo_options)
+        out = _run_bench(game, seconds, rounds, ppo, ppo_rollouts, ppo_options)
+    if train:
+        measure = plugin("fort_env.bench", "train")
+        out["train"] = (
+            {"error": f"needs the train extra ({TRAIN_EXTRA})"}
+            if measure is None
+            else measure(**dict(train_options or {}))
+        )
+    return out
 
 
 def _run_bench(
@@ -471,6 +485,30 @@ def _ppo_rows(ppo: Mapping[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
+def _train_rows(train: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The table rows of ``train.bench_ppo.train_throughput``'s result."""
+    title = "trainer end to end (quick preset), learner samples/s"
+    if "error" in train:
+        return [(title, train["error"])]
+    rows = [
+        (
+            title,
+            f"{train['samples_per_s']:,.0f}  ({train['algo']} on {train['device']}, "
+            f"{train['n_envs']} envs x {train['n_steps']} steps, {train['env_threads']} env / "
+            f"{train['torch_threads']} torch threads)",
+        )
+    ]
+    if train.get("baseline_samples_per_s") is not None:
+        rows.append(
+            (
+                "  round two's MaskablePPO baseline, samples/s",
+                f"{train['baseline_samples_per_s']:,.0f}  (trainer / baseline = "
+                f"{train['ratio']:.2f})",
+            )
+        )
+    return rows
+
+
 def format_bench(result: dict[str, Any]) -> str:
     """A readable table of :func:`run_bench`'s result."""
     cfg = result["config"]
@@ -523,6 +561,8 @@ def format_bench(result: dict[str, Any]) -> str:
             )
     if "ppo_rollout" in result:
         rows += _ppo_rows(result["ppo_rollout"])
+    if "train" in result:
+        rows += _train_rows(result["train"])
     width = max(len(r[0]) for r in rows)
     lines += [f"  {k:<{width}}  {v}" for k, v in rows]
     return "\n".join(lines)

@@ -135,6 +135,20 @@ def bench(
         int,
         typer.Option(min=1, max=1000, help="Rollouts timed by --ppo (after one warm-up rollout)."),
     ] = 3,
+    train: Annotated[
+        bool,
+        typer.Option(
+            "--train",
+            help="Also measure the quick preset's trainer end to end (learner samples/s, rollout "
+            "and update) beside round two's MaskablePPO baseline, in process (the train extra).",
+        ),
+    ] = False,
+    train_seconds: Annotated[
+        float, typer.Option(min=1.0, max=3600.0, help="Seconds each trainer runs for --train.")
+    ] = 20.0,
+    device: Annotated[
+        str, typer.Option(help="--train: the trainer's device (auto, cpu, cuda, cuda:K).")
+    ] = "auto",
     backend: Annotated[
         str | None,
         typer.Option(
@@ -145,7 +159,8 @@ def bench(
 ) -> None:
     """Measure decisions/s of Fort (engine and AEC loop) and of PettingZoo peers, in one run.
 
-    With --ppo, also the env's share of MaskablePPO's rollout time (fort_env/tools/bench.py).
+    With --ppo, also the env's share of MaskablePPO's rollout time (fort_env/tools/bench.py);
+    with --train, the quick preset's trainer's learner samples/s against round two's baseline.
     """
     import json
 
@@ -158,6 +173,8 @@ def bench(
             num_players=num_players,
             ppo=ppo,
             ppo_rollouts=ppo_rollouts,
+            train=train,
+            train_options={"seconds": train_seconds, "device": device},
             backend=backend,
         )
     typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))

@@ -1,0 +1,514 @@
+"""The lean PPO: masked PPO on the self-play batch, every seat a sample, every tensor on the device.
+
+``fort-env train --algo ppo`` (``Config.algo = "ppo"``) runs :func:`learn`; ``train.selfplay.run``
+does the rest (outputs, final evaluation). CleanRL's ``ppo.py`` is the model: one readable
+loop, a masked categorical policy, GAE, clipped surrogate, value and entropy terms. What is
+Fort's own:
+
+1. **Every seat a sample.** The games are ``fort_env.envs.self_play.SelfPlayBatch``'s: the
+   learner plays every seat not given to a league opponent, and each of its decisions is a
+   sample. Each new game draws one seat for the learner and gives each other seat to a league
+   opponent with probability ``Config.league_share`` (the league's weights: built-in bots play
+   inside C++, frozen snapshots from Python, one batched forward pass per snapshot and step,
+   on the training device), else to the learner too.
+2. **Returns per seat.** The steps of one env interleave its seats' decisions, so GAE runs
+   per (env, seat) stream (:func:`seat_advantages`): a sample's reward is the sum of that seat's
+   rewards from its decision to its next one (the self-play batch's per-seat rewards, which
+   telescope to the single-agent env's), its next value the value at that next decision, and
+   a game's end closes every seat's stream. At the end of a rollout, a seat still waiting for
+   its next decision bootstraps from the value of its own view of the current position.
+3. **The hardware.** Observations and masks are written by C++ into preallocated buffers
+   (pinned when the device is CUDA), copied once per step to the device; sampling (Gumbel-max
+   over the masked logits), advantages and the update never leave the device. The network is
+   ``agents.learned.network.ActorCritic`` (a shared trunk).
+
+Timesteps count the learner's samples (decisions of ``LEARNER`` seats), as MaskablePPO's count
+the learner's decisions. Checkpoints (``checkpoints/latest.*``: the network, Adam's moments,
+the step count) and the run state are ``train.selfplay``'s, so ``--resume`` works the same way.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from agents.learned.network import ActorCritic
+from agents.learned.policy_file import load_checkpoint, save_checkpoint_files, save_policy
+from fort_env.envs.self_play import EXTERNAL, LEARNER, SelfPlayBatch, seat_code
+from fort_env.game.errors import ConfigError
+from train.progress import ProgressCallback
+from train.selfplay import (
+    Config,
+    League,
+    opponent_kind,
+    periodic_evaluation,
+    resolve_device,
+    resolve_threads,
+    save_state,
+)
+
+__all__ = ["LeanPPO", "learn", "masked_logits", "seat_advantages"]
+
+MASKED_LOGIT = -1e8
+"""The logit an illegal action gets: finite, so that 0 * log p stays 0 in the entropy."""
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with the illegal actions (``mask`` False) at :data:`MASKED_LOGIT`."""
+    return logits.masked_fill(~mask, MASKED_LOGIT)
+
+
+def sample_actions(
+    logits: torch.Tensor, generator: torch.Generator | None, deterministic: bool = False
+) -> torch.Tensor:
+    """One action per row of masked ``logits`` ``(K, N)``: the argmax, or a draw by the
+    Gumbel-max trick (exact, no distribution object, stays on the device)."""
+    if deterministic:
+        return logits.argmax(dim=1)
+    u = torch.rand(logits.shape, device=logits.device, generator=generator)
+    return (logits - torch.log(-torch.log(u.clamp_(min=1e-20)))).argmax(dim=1)
+
+
+def seat_advantages(
+    rewards: torch.Tensor,
+    done: torch.Tensor,
+    actor: torch.Tensor,
+    values: torch.Tensor,
+    bootstrap: torch.Tensor,
+    gamma: float,
+    gae_lambda: float,
+) -> torch.Tensor:
+    """GAE per (env, seat) stream of an interleaved rollout.
+
+    Args:
+        rewards: float32 ``(T, B, n)``: each seat's reward over step t's transition.
+        done: bool ``(T, B)``: a game ended during step t (step t's action or later in it).
+        actor: int64 ``(T, B)``: the seat whose action step t applied.
+        values: float32 ``(T, B)``: the value estimate of step t's decision (its actor's).
+        bootstrap: float32 ``(B, n)``: each seat's value at the position after the last step
+            (for a seat whose next decision is beyond the rollout).
+        gamma, gae_lambda: per decision of the seat, as in single-agent GAE.
+
+    Returns:
+        float32 ``(T, B)``: the advantage of each step's decision for its actor. Sample (t, b)
+        gets ``delta = R + gamma * V' * (1 - d) - V`` and ``A = delta + gamma * lambda *
+        (1 - d) * A'``, where R sums its seat's rewards from step t to the step before its
+        next decision, V' and A' are that decision's, and d says the game ended before it.
+    """
+    steps, num_envs, _ = rewards.shape
+    rows = torch.arange(num_envs, device=rewards.device)
+    next_value = bootstrap.clone()
+    next_adv = torch.zeros_like(bootstrap)
+    live = torch.ones_like(bootstrap)  # 0: the seat's stream ended (game over) after this
+    acc = torch.zeros_like(bootstrap)  # rewards since the decision being closed
+    advantages = torch.zeros_like(values)
+    for t in range(steps - 1, -1, -1):
+        ended = done[t].unsqueeze(1)
+        acc = torch.where(ended, rewards[t], acc + rewards[t])
+        live = torch.where(ended, torch.zeros_like(live), live)
+        a = actor[t]
+        v = values[t]
+        seat_live = live[rows, a]
+        delta = acc[rows, a] + gamma * next_value[rows, a] * seat_live - v
+        adv = delta + gamma * gae_lambda * seat_live * next_adv[rows, a]
+        advantages[t] = adv
+        next_value[rows, a] = v
+        next_adv[rows, a] = adv
+        acc[rows, a] = 0.0
+        live[rows, a] = 1.0
+    return advantages
+
+
+class SeatDraw:
+    """Who plays each seat of each new game: the learner, a built-in bot (a C++ policy code)
+    or a frozen snapshot (``EXTERNAL``, its spec kept here). See the module docstring.
+
+    Raises:
+        ConfigError: a league bot that is not a built-in policy (the lean PPO plays bots in
+            C++ only).
+    """
+
+    def __init__(self, league: League, num_players: int, share: float, seed: int) -> None:
+        self.league = league
+        self.num_players = num_players
+        self.share = share
+        self.rng = np.random.default_rng(seed)
+        for spec in league.bots:
+            try:
+                seat_code(spec)
+            except ConfigError:
+                raise ConfigError(
+                    f"league bot {spec!r}: the lean PPO (--algo ppo) plays league bots inside "
+                    "C++, and this is not a built-in policy (fort_env.game.constants.POLICIES); "
+                    "use --algo maskable_ppo or drop it from the league"
+                ) from None
+
+    def draw(self) -> tuple[list[int], list[str | None]]:
+        """One game's seat codes and, per seat, the league spec playing it (``None``: the
+        learner)."""
+        weights = self.league.weights()
+        specs = list(weights)
+        probs = np.array([weights[s] for s in specs])
+        codes = [LEARNER] * self.num_players
+        who: list[str | None] = [None] * self.num_players
+        anchor = int(self.rng.integers(self.num_players))
+        for p in range(self.num_players):
+            if p == anchor or not specs or self.rng.random() >= self.share:
+                continue
+            spec = specs[int(self.rng.choice(len(specs), p=probs))]
+            who[p] = spec
+            codes[p] = EXTERNAL if spec.startswith("ppo:") else seat_code(spec)
+        return codes, who
+
+
+class LeanPPO:
+    """The learner's state: the network, Adam, the self-play batch and the rollout storage
+    (module docstring). :func:`learn` drives it; tests and ``fort-env bench --train`` use it
+    directly (:meth:`collect`, :meth:`update`).
+
+    Args:
+        config: the run's configuration (``n_envs`` games, ``n_steps`` per rollout, PPO's
+            hyperparameters, ``net_arch`` as the trunk).
+        league: the league (bots and snapshots); ``league_share`` of the seats go to it.
+        device: a resolved torch device name (``train.selfplay.resolve_device``).
+        env_threads: threads stepping the games.
+    """
+
+    def __init__(self, config: Config, league: League, device: str, env_threads: int = 1) -> None:
+        self.config = config
+        self.device = torch.device(device)
+        self.league = league
+        pinned = self.device.type == "cuda"
+        num_envs, steps = config.n_envs, config.n_steps
+        probe = SelfPlayBatch(1, num_players=config.num_players, setup=config.setup)
+        n, d, na = probe.num_players, probe.observation_size, probe.num_actions
+        buffers = None
+        if pinned:  # C++ writes straight into page-locked memory: one async copy per step
+            self._pinned = {
+                "obs": torch.zeros((num_envs, d), dtype=torch.float32).pin_memory(),
+                "mask": torch.zeros((num_envs, na), dtype=torch.bool).pin_memory(),
+            }
+            fresh = probe.buffers  # the others' dtypes, with B rows
+            buffers = {k: np.zeros((num_envs, *v.shape[1:]), v.dtype) for k, v in fresh.items()}
+            buffers.update({k: t.numpy() for k, t in self._pinned.items()})
+        self.env = SelfPlayBatch(
+            num_envs,
+            num_players=config.num_players,
+            setup=config.setup,
+            reward=config.reward,
+            shaping=config.shaping,
+            threads=env_threads,
+            buffers=buffers,
+        )
+        self.net = ActorCritic(d, na, config.net_arch).to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(config.seed)
+        self.seats = SeatDraw(league, n, config.league_share, config.seed)
+        self.who_now: list[list[str | None]] = []
+        self.who_next: list[list[str | None]] = []
+        self.snapshots: dict[str, tuple[ActorCritic, bool]] = {}
+        self.timesteps = 0
+        self.results: dict[str, deque[float]] = defaultdict(lambda: deque(maxlen=config.log_window))
+        dev = self.device
+        self.obs = torch.zeros((steps, num_envs, d), dtype=torch.float32, device=dev)
+        self.mask = torch.zeros((steps, num_envs, na), dtype=torch.bool, device=dev)
+        self.actions = torch.zeros((steps, num_envs), dtype=torch.int64, device=dev)
+        self.logp = torch.zeros((steps, num_envs), dtype=torch.float32, device=dev)
+        self.values = torch.zeros((steps, num_envs), dtype=torch.float32, device=dev)
+        self.actor = torch.zeros((steps, num_envs), dtype=torch.int64, device=dev)
+        self.learn_mask = torch.zeros((steps, num_envs), dtype=torch.bool, device=dev)
+        self.rewards = torch.zeros((steps, num_envs, n), dtype=torch.float32, device=dev)
+        self.done = torch.zeros((steps, num_envs), dtype=torch.bool, device=dev)
+
+    # ------------------------------------------------------------------ games
+    def reset(self, seed: int) -> None:
+        """Seat every env's first two games (the second is queued: C++ deals a game's
+        successor the moment it ends) and deal the first ones."""
+        ids = np.arange(self.env.num_envs)
+        first = [self.seats.draw() for _ in ids]
+        self.env.set_seats(ids, np.array([c for c, _ in first]))
+        self.who_now = [w for _, w in first]
+        self.env.reset(seed)
+        self._queue(ids)
+
+    def _queue(self, envs: np.ndarray) -> None:
+        """Draw and hand C++ the seats of the listed envs' next games."""
+        drawn = [self.seats.draw() for _ in envs]
+        if len(self.who_next) < self.env.num_envs:
+            self.who_next = [[] for _ in range(self.env.num_envs)]
+        for i, (_, who) in zip(envs, drawn, strict=True):
+            self.who_next[int(i)] = who
+        self.env.set_seats(envs, np.array([c for c, _ in drawn]))
+
+    def _snapshot(self, spec: str) -> tuple[ActorCritic, bool]:
+        """The frozen network of a ``ppo:PATH[:deterministic=0]`` spec, on the device."""
+        if spec not in self.snapshots:
+            agent = self.league.agent(spec)
+            net = copy.deepcopy(agent.policy).to(self.device).eval()
+            self.snapshots[spec] = (net, bool(agent.deterministic))
+        return self.snapshots[spec]
+
+    def _to_device(self, name: str) -> torch.Tensor:
+        host = (
+            self._pinned[name]
+            if self.device.type == "cuda"
+            else torch.from_numpy(self.env.buffers[name])
+        )
+        return host.to(self.device, non_blocking=True)
+
+    # ------------------------------------------------------------------ rollout
+    @torch.no_grad()
+    def collect(self) -> torch.Tensor:
+        """Play ``n_steps`` steps of every env into the storage; returns the advantages
+        ``(T, B)`` (GAE per seat stream). Counts the learner's samples in ``timesteps``."""
+        env, cfg = self.env, self.config
+        rows = np.arange(env.num_envs)
+        for t in range(cfg.n_steps):
+            obs, mask = self._to_device("obs"), self._to_device("mask")
+            actor = env.actor.astype(np.int64)
+            codes = env.codes.copy()
+            learner = codes[rows, actor] == LEARNER
+            logits, values = self.net(obs)
+            logits = masked_logits(logits, mask)
+            actions = sample_actions(logits, self.generator)
+            if not learner.all():  # snapshots' seats: a forward pass per snapshot
+                for spec in {self.who_now[i][actor[i]] for i in np.flatnonzero(~learner)}:
+                    assert spec is not None
+                    idx = [i for i in np.flatnonzero(~learner) if self.who_now[i][actor[i]] == spec]
+                    net, deterministic = self._snapshot(spec)
+                    sel = torch.as_tensor(idx, device=self.device)
+                    snap_logits = masked_logits(net.action_logits(obs[sel]), mask[sel])
+                    actions[sel] = sample_actions(snap_logits, self.generator, deterministic)
+            self.obs[t] = obs
+            self.mask[t] = mask
+            self.actions[t] = actions
+            self.logp[t] = F.log_softmax(logits, dim=1).gather(1, actions[:, None])[:, 0]
+            self.values[t] = values
+            self.actor[t] = torch.from_numpy(actor).to(self.device)
+            self.learn_mask[t] = torch.from_numpy(learner).to(self.device)
+            env.step(actions.cpu().numpy())
+            self.rewards[t] = torch.from_numpy(env.rewards).to(self.device)
+            self.done[t] = torch.from_numpy(env.done).to(self.device)
+            self.timesteps += int(learner.sum())
+            if env.done.any():
+                self._games_ended(np.flatnonzero(env.done), codes)
+        bootstrap = self.net.state_values(
+            torch.from_numpy(env.observe_all()).to(self.device).reshape(-1, env.observation_size)
+        ).reshape(env.num_envs, env.num_players)
+        return seat_advantages(
+            self.rewards, self.done, self.actor, self.values, bootstrap, cfg.gamma, cfg.gae_lambda
+        )
+
+    def _games_ended(self, envs: np.ndarray, codes: np.ndarray) -> None:
+        """Record the learner's results against the league and queue the next seats."""
+        winners = self.env.end_info[envs, 1]
+        for i, bits in zip(envs, winners, strict=True):
+            who = self.who_now[i]
+            rivals = [s for s in who if s is not None]
+            if rivals:  # games against the league: did a learner seat win?
+                won = any(codes[i, p] == LEARNER and bits >> p & 1 for p in range(len(who)))
+                for spec in set(rivals):
+                    self.results[opponent_kind(spec)].append(float(won))
+                self.results["all"].append(float(won))
+            self.who_now[i] = self.who_next[i]
+        self._queue(envs)
+
+    # ------------------------------------------------------------------ update
+    def update(self, advantages: torch.Tensor, learning_rate: float) -> dict[str, float]:
+        """``n_epochs`` passes of clipped PPO over the rollout's learner samples, in
+        minibatches of ``batch_size``; returns the last epoch's mean losses."""
+        cfg = self.config
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate
+        keep = self.learn_mask.reshape(-1)
+        obs = self.obs.reshape(-1, self.obs.shape[-1])[keep]
+        mask = self.mask.reshape(-1, self.mask.shape[-1])[keep]
+        actions = self.actions.reshape(-1)[keep]
+        old_logp = self.logp.reshape(-1)[keep]
+        adv = advantages.reshape(-1)[keep]
+        returns = adv + self.values.reshape(-1)[keep]
+        count = int(obs.shape[0])
+        stats: dict[str, float] = {}
+        for _ in range(cfg.n_epochs):
+            order = torch.randperm(count, device=self.device, generator=self.generator)
+            sums: dict[str, float] = defaultdict(float)
+            batches = 0
+            for start in range(0, count, cfg.batch_size):
+                mb = order[start : start + cfg.batch_size]
+                logits, values = self.net(obs[mb])
+                logp_all = F.log_softmax(masked_logits(logits, mask[mb]), dim=1)
+                logp = logp_all.gather(1, actions[mb, None])[:, 0]
+                entropy = -(logp_all.exp() * logp_all).sum(dim=1).mean()
+                ratio = torch.exp(logp - old_logp[mb])
+                a = adv[mb]
+                a = (a - a.mean()) / (a.std(unbiased=False) + 1e-8)
+                pg = torch.max(
+                    -a * ratio, -a * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)
+                ).mean()
+                v_loss = 0.5 * (values - returns[mb]).pow(2).mean()
+                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                batches += 1
+                sums["policy_loss"] += float(pg.detach())
+                sums["value_loss"] += float(v_loss.detach())
+                sums["entropy"] += float(entropy.detach())
+            stats = {k: v / max(batches, 1) for k, v in sums.items()}
+        stats["samples"] = float(count)
+        return stats
+
+
+# --------------------------------------------------------------------------- the run
+def learn(
+    config: Config,
+    out: Path,
+    league: League,
+    state: dict[str, Any],
+    start: float,
+    *,
+    resume: bool = False,
+    verbose: int = 1,
+    progress_bar: bool = True,
+) -> tuple[ActorCritic, int, float]:
+    """Train ``config`` with the lean PPO into ``out`` (checkpoints, snapshots, periodic
+    evaluations, TensorBoard ``tb/ppo``); returns the network (on the CPU), its timesteps and
+    the training wall time over every session (seconds). The checkpoint is saved whatever
+    happens.
+
+    Raises:
+        ConfigError: a bad ``device`` or a league bot that is not a built-in policy.
+        ModelFileError: ``resume`` and a checkpoint that does not fit.
+    """
+    from torch.utils.tensorboard import SummaryWriter
+
+    device = resolve_device(config.device)
+    env_threads, _ = resolve_threads(config)
+    ppo = LeanPPO(config, league, device, env_threads)
+    checkpoint = out / "checkpoints" / "latest"
+    if resume:
+        info = load_checkpoint(ppo.net, ppo.optimizer, checkpoint.with_suffix(".safetensors"))
+        ppo.timesteps = int(info.get("timesteps") or 0)
+    ppo.reset(config.seed + 1000 * len(state["evals"]))
+    writer = SummaryWriter(str(out / "tb" / "ppo"))
+    budget = None if config.time_budget_minutes is None else config.time_budget_minutes * 60
+
+    def elapsed() -> float:
+        return float(state["elapsed_before"]) + time.perf_counter() - start
+
+    def fraction() -> float:
+        frac = ppo.timesteps / config.total_timesteps
+        return min(1.0, max(frac, elapsed() / budget) if budget else frac)
+
+    def save() -> Path:
+        path = save_checkpoint_files(
+            ppo.net,
+            checkpoint,
+            num_players=config.num_players,
+            setup=config.setup,
+            training=dataclasses.asdict(config),
+            optimizer=ppo.optimizer,
+            timesteps=ppo.timesteps,
+        )
+        state["timesteps"] = ppo.timesteps
+        save_state(out, league, state)
+        return path
+
+    def add_snapshot() -> None:
+        path = save_policy(
+            ppo.net,
+            out / "league" / f"snapshot_{ppo.timesteps}",
+            num_players=config.num_players,
+            setup=config.setup,
+            training=dataclasses.asdict(config),
+            timesteps=ppo.timesteps,
+        )
+        suffix = "" if config.snapshot_deterministic else ":deterministic=0"
+        league.snapshots.append(f"ppo:{path}{suffix}")
+        del league.snapshots[: -config.max_snapshots]
+
+    progress = _Progress(config.total_timesteps, budget, elapsed) if progress_bar else None
+    log: Callable[[str, float], Any] = lambda k, v: writer.add_scalar(k, v, ppo.timesteps)  # noqa: E731
+    try:
+        if progress:
+            progress.start(ppo.timesteps)
+        while ppo.timesteps < config.total_timesteps:
+            if budget is not None and elapsed() > budget:
+                state["stopped_by_budget"] = True
+                if verbose:
+                    print(
+                        f"time budget of {config.time_budget_minutes} minutes reached at "
+                        f"{ppo.timesteps} steps"
+                    )
+                break
+            t0, steps0 = time.perf_counter(), ppo.timesteps
+            advantages = ppo.collect()
+            lr = config.learning_rate * (1 - (1 - config.lr_final_fraction) * fraction())
+            stats = ppo.update(advantages, lr)
+            sps = (ppo.timesteps - steps0) / max(time.perf_counter() - t0, 1e-9)
+            log("charts/SPS", sps)
+            log("charts/learning_rate", lr)
+            for k, v in stats.items():
+                log(f"train/{k}", v)
+            point: dict[str, Any] = {
+                "timesteps": ppo.timesteps,
+                "wall_seconds": round(elapsed(), 1),
+                "train_win_rate": {},
+            }
+            for kind, results in ppo.results.items():
+                if results:
+                    rate = float(np.mean(results))
+                    log(f"league/win_rate_vs_{kind}", rate)
+                    point["train_win_rate"][kind] = rate
+            state["history"].append(point)
+            if progress:
+                progress.step(ppo.timesteps)
+            if ppo.timesteps - state["last_eval"] >= config.eval_freq:
+                state["last_eval"] = ppo.timesteps
+                periodic_evaluation(
+                    config,
+                    out,
+                    league,
+                    state,
+                    ppo.timesteps,
+                    elapsed(),
+                    save(),
+                    add_snapshot,
+                    log,
+                    verbose,
+                )
+    finally:
+        total = elapsed()
+        state["elapsed_before"] = total
+        save()
+        writer.close()
+        if progress:
+            progress.end(ppo.timesteps)
+    return ppo.net.cpu().eval(), ppo.timesteps, total
+
+
+class _Progress(ProgressCallback):
+    """``train.progress.ProgressCallback`` driven by hand (no SB3 model)."""
+
+    def start(self, timesteps: int) -> None:
+        self.num_timesteps = timesteps
+        self._on_training_start()
+
+    def step(self, timesteps: int) -> None:
+        self.num_timesteps = timesteps
+        self._on_step()
+
+    def end(self, timesteps: int) -> None:
+        self.num_timesteps = timesteps
+        self._on_training_end()
