@@ -1,10 +1,10 @@
 """Write cpp/include/fort/bots/weights.h from the Python bots' weights.
 
-The C++ core plays two of the Python bots (docs/cpp.md "Bots"): the ``builder`` heuristic
-(``agents/bots/heuristics.py`` with the economy model of ``agents/bots/econ.py``; C++:
-``cpp/src/bots/rollout_policy.cc``) and the search's evaluation function
-(``agents/bots/evaluation.py``; C++: ``cpp/src/bots/evaluation.cc``). Their numbers are defined
-once, in Python; this script writes them out as a C++ header, and
+The C++ core plays some of the Python bots (docs/cpp.md "Bots"): the ``builder``, ``scorer``
+and ``opportunist`` heuristics (``agents/bots/heuristics.py`` with the economy model of
+``agents/bots/econ.py``; C++: ``cpp/src/bots/rollout_policy.cc``) and the search's evaluation
+function (``agents/bots/evaluation.py``; C++: ``cpp/src/bots/evaluation.cc``). Their numbers are
+defined once, in Python; this script writes them out as a C++ header, and
 ``tests/differential/test_weights_header.py`` fails if the committed header differs from what the
 script writes now, so the two sides cannot drift. The header holds:
 
@@ -12,8 +12,11 @@ script writes now, so the two sides cannot drift. The header holds:
   ``evaluation.FITTED`` as defaults, and ``EVAL_WEIGHT_COUNT`` (the length of the flat form
   ``agents/bots/ismcts.py`` hands to ``_core.ismcts_search``);
 * ``HeuristicStyle``: the numeric fields of ``econ.Style`` with the values of
-  ``heuristics.BUILDER`` as defaults, ``BUILDER_STYLE``, and ``BUILDER_PERK_RANK`` (its
-  ``perk_order`` as a rank per perk index);
+  ``heuristics.BUILDER`` as defaults, and ``scorer`` (``style.name == "scorer"``, which
+  ``HeuristicAgent.rule_estimate`` reads); one constant per style the core plays
+  (``BUILDER_STYLE``, ``SCORER_STYLE``, ``OPPORTUNIST_STYLE``) and its ``perk_order`` as a rank
+  per perk index (``BUILDER_PERK_RANK``, ...). ``Style.rule_bias`` is not read by the Python
+  heuristics, so the C++ has none: a style with a non-empty one is refused;
 * ``HEURISTIC_NEVER`` (``heuristics.NEVER``), ``HEURISTIC_ORDERS`` (``heuristics.ORDERS``) and
   ``ECON_MAX_REPEAT`` (``econ.MAX_REPEAT``).
 
@@ -52,11 +55,12 @@ def _field_type(f: dataclasses.Field[Any]) -> str:
     return f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
 
 
-def _struct(out: list[str], name: str, instance: Any, skip: tuple[str, ...], levels: int) -> int:
-    """``struct name`` with one member per field of the dataclass ``instance`` (minus ``skip``),
-    each defaulting to the instance's value; returns how many doubles its flat form holds."""
-    out.append(f"struct {name} {{")
-    flat = 0
+def _members(
+    name: str, instance: Any, skip: tuple[str, ...], levels: int
+) -> list[tuple[str, str, str, int]]:
+    """``(C++ type, field name, C++ value, doubles)`` per field of the dataclass ``instance``
+    (minus ``skip``), in the dataclass's order."""
+    members = []
     for f in dataclasses.fields(instance):
         if f.name in skip:
             continue
@@ -66,20 +70,62 @@ def _struct(out: list[str], name: str, instance: Any, skip: tuple[str, ...], lev
             if f.name != "level_value" or len(value) != levels:
                 raise ValueError(f"{name}.{f.name}: only level_value[{levels}] is supported")
             items = ", ".join(_double(v) for v in value)
-            out.append(f"    std::array<double, MAX_FORT_LEVEL + 1> {f.name}{{{items}}};")
-            flat += len(value)
+            members.append(("std::array<double, MAX_FORT_LEVEL + 1>", f.name, items, len(value)))
         elif kind == "float":
-            out.append(f"    double {f.name} = {_double(value)};")
-            flat += 1
+            members.append(("double", f.name, _double(value), 1))
         elif kind == "int":
             if isinstance(value, bool) or int(value) != value:
                 raise ValueError(f"{name}.{f.name}: not an int: {value!r}")
-            out.append(f"    int {f.name} = {int(value)};")
-            flat += 1
+            members.append(("int", f.name, str(int(value)), 1))
         else:
             raise ValueError(f"{name}.{f.name}: no C++ type for the annotation {kind!r}")
+    return members
+
+
+def _struct(
+    out: list[str],
+    name: str,
+    instance: Any,
+    skip: tuple[str, ...],
+    levels: int,
+    extra: tuple[str, ...] = (),
+) -> int:
+    """``struct name`` with one member per field of the dataclass ``instance`` (minus ``skip``),
+    each defaulting to the instance's value, then the lines ``extra``; returns how many doubles
+    its flat form holds."""
+    out.append(f"struct {name} {{")
+    flat = 0
+    for kind, field, value, size in _members(name, instance, skip, levels):
+        if kind.startswith("std::array"):
+            out.append(f"    {kind} {field}{{{value}}};")
+        else:
+            out.append(f"    {kind} {field} = {value};")
+        flat += size
+    out += extra
     out.append("};")
     return flat
+
+
+def _instance(
+    out: list[str],
+    struct: str,
+    name: str,
+    instance: Any,
+    skip: tuple[str, ...],
+    levels: int,
+    extra: tuple[tuple[str, str], ...] = (),
+) -> None:
+    """``inline constexpr struct name{...}``: every member of ``_struct``'s in order, from the
+    dataclass ``instance``, then the ``(value, field)`` pairs ``extra``."""
+    out.append(f"inline constexpr {struct} {name}{{")
+    for kind, field, value, _ in _members(struct, instance, skip, levels):
+        out.append(
+            f"    {{{value}}},  // {field}"
+            if kind.startswith("std::array")
+            else f"    {value},  // {field}"
+        )
+    out += [f"    {value},  // {field}" for value, field in extra]
+    out.append("};")
 
 
 def render() -> str:
@@ -108,20 +154,32 @@ def render() -> str:
     out.append(f"inline constexpr int EVAL_WEIGHT_COUNT = {count};")
     out.append("")
 
-    builder = heuristics.BUILDER
-    if builder.rule_bias:
-        raise ValueError("heuristics.BUILDER.rule_bias is not empty: the C++ builder has none")
+    skip = ("name", "perk_order", "rule_bias")
+    styles = {"BUILDER": heuristics.BUILDER, "SCORER": heuristics.SCORER}
+    styles["OPPORTUNIST"] = heuristics.OPPORTUNIST
+    for const, style in styles.items():
+        if style.rule_bias:  # no Python heuristic reads it (HeuristicAgent, econ.econ_value)
+            raise ValueError(f"heuristics.{const}.rule_bias is not empty: the C++ has none")
+        if sorted(style.perk_order) != sorted(PERKS):
+            raise ValueError(f"heuristics.{const}.perk_order is not an order of constants.PERKS")
     out.append("// agents/bots/econ.py: Style's numbers, defaults: heuristics.BUILDER's values")
     out.append("// (agents/bots/heuristics.py; C++: rollout_policy.cc)")
-    _struct(out, "HeuristicStyle", builder, ("name", "perk_order", "rule_bias"), levels)
-    out.append("inline constexpr HeuristicStyle BUILDER_STYLE{};")
-    if sorted(builder.perk_order) != sorted(PERKS):
-        raise ValueError("heuristics.BUILDER.perk_order is not an order of constants.PERKS")
-    ranks = ", ".join(str(builder.perk_order.index(perk)) for perk in PERKS)
-    out.append("// BUILDER.perk_order as a rank per perk index (constants.PERKS order):")
-    out.append(f"// {', '.join(builder.perk_order[:5])},")
-    out.append(f"// {', '.join(builder.perk_order[5:])}")
-    out.append(f"inline constexpr int BUILDER_PERK_RANK[NUM_PERKS] = {{{ranks}}};")
+    scorer = '    bool scorer = false;  // style.name == "scorer" (rule_estimate: Minimalism)'
+    _struct(out, "HeuristicStyle", heuristics.BUILDER, skip, levels, (scorer,))
+    for const, style in styles.items():
+        out.append(f"// heuristics.{const} (Style(name={style.name!r}, ...))")
+        flag = "true" if style.name == "scorer" else "false"
+        if const == "BUILDER" and flag == "false":  # the struct's defaults
+            out.append(f"inline constexpr HeuristicStyle {const}_STYLE{{}};")
+        else:
+            _instance(
+                out, "HeuristicStyle", f"{const}_STYLE", style, skip, levels, ((flag, "scorer"),)
+            )
+        ranks = ", ".join(str(style.perk_order.index(perk)) for perk in PERKS)
+        out.append(f"// {const}.perk_order as a rank per perk index (constants.PERKS order):")
+        out.append(f"// {', '.join(style.perk_order[:5])},")
+        out.append(f"// {', '.join(style.perk_order[5:])}")
+        out.append(f"inline constexpr int {const}_PERK_RANK[NUM_PERKS] = {{{ranks}}};")
     out.append("")
 
     out.append("// agents/bots/heuristics.py: NEVER (the score of an action a bot does not")

@@ -340,12 +340,14 @@ def test_vec_monitor_reports_episodes() -> None:
 
 def test_the_builder_bot_plays_inside_cpp_as_the_ported_builder() -> None:
     """A ``BuilderAgent`` opponent is played by ``Policy::BUILDER`` (its C++ port), so the
-    training league's builders cost no Python; another heuristic style stays external."""
-    from agents.bots.heuristics import BuilderAgent, ScorerAgent
+    training league's builders cost no Python (the scorer and opportunist likewise:
+    tests/test_cpp_heuristics.py); a heuristic without a port stays external."""
+    from agents.bots.heuristics import BuilderAgent, HeuristicAgent, ScorerAgent
     from fort_env.game.constants import POLICIES
 
     assert opponent_code(BuilderAgent()) == POLICIES.index("builder") == 1
-    assert opponent_code(ScorerAgent()) == core.EXTERNAL
+    assert opponent_code(ScorerAgent()) == POLICIES.index("scorer")
+    assert opponent_code(HeuristicAgent()) == core.EXTERNAL
     venv = FortBatchVecEnv(4, seed=3, opponents=BuilderAgent())
     venv.reset()
     rng = np.random.default_rng(0)

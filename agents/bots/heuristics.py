@@ -596,6 +596,10 @@ class ScorerAgent(HeuristicAgent):
 
     name = "scorer"
     style = SCORER
+    # The batched env (fort_env.envs.vector.FortBatchVecEnv) plays it in C++: Policy::SCORER
+    # (cpp/include/fort/bots/rollout_policy.h) is this bot's port, score for score
+    # (tests/test_cpp_heuristics.py); only its ties are broken by the C++ policy's own draws.
+    cpp_policy = "scorer"
 
 
 class OpportunistAgent(HeuristicAgent):
@@ -603,6 +607,10 @@ class OpportunistAgent(HeuristicAgent):
 
     name = "opportunist"
     style = OPPORTUNIST
+    # The batched env (fort_env.envs.vector.FortBatchVecEnv) plays it in C++:
+    # Policy::OPPORTUNIST (cpp/include/fort/bots/rollout_policy.h) is this bot's port, score for
+    # score (tests/test_cpp_heuristics.py); only its ties are broken by the C++ policy's own draws.
+    cpp_policy = "opportunist"
 
 
 assert MAX_FORT_LEVEL == 5 and len(BUILDER.level_value) == MAX_FORT_LEVEL + 1

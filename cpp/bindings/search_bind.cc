@@ -176,6 +176,19 @@ not `seat`.)doc");
         "The builder heuristic's score of each action of `legal` for the acting seat "
         "(agents.bots.heuristics.HeuristicAgent's handlers; -1e9 for an action they do not score).");
     m.def(
+        "heuristic_scores",
+        [](const fort::State& state, const py::handle& legal, const py::handle& policy) {
+            const int64_t code = int_arg(policy, "policy", 0, fort::NUM_POLICIES - 1);
+            // std::invalid_argument (ValueError) for a policy that is not a heuristic
+            const fort::Heuristic& bot = fort::heuristic_of(static_cast<fort::Policy>(code));
+            const fort::State s = checked_copy(state);
+            return fort::heuristic_scores(bot, s, legal_list(legal, s));
+        },
+        py::arg("state"), py::arg("legal"), py::arg("policy"),
+        "The heuristic bot `policy` (a code of POLICIES: builder, scorer or opportunist)'s score "
+        "of each action of `legal` for the acting seat (agents.bots.heuristics.HeuristicAgent's "
+        "handlers with that bot's style; -1e9 for an action they do not score).");
+    m.def(
         "builder_action",
         [](const fort::State& state, const py::handle& seed) {
             fort::State s = checked_copy(state);

@@ -69,4 +69,4 @@ SEED_LIMIT = 2**62  # seeds are ints in [0, SEED_LIMIT): they are stored and dig
 # scripts/gen_constants.py). Played inside C++ by playouts (fort_env.native.playout) and by the
 # batched vector env's opponents (fort_env.envs.vector). Append only, so that codes keep their
 # meaning.
-POLICIES: tuple[str, ...] = ("random", "builder")
+POLICIES: tuple[str, ...] = ("random", "builder", "scorer", "opportunist")

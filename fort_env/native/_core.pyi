@@ -351,6 +351,11 @@ def builder_scores(state: State, legal: Iterable[_Int]) -> list[float]:
     """The builder heuristic's score of each action of `legal` for the acting seat (-1e9 for
     an action it does not score)."""
 
+def heuristic_scores(state: State, legal: Iterable[_Int], policy: _Int) -> list[float]:
+    """The heuristic bot `policy` (a code of POLICIES: builder, scorer or opportunist)'s score
+    of each action of `legal` for the acting seat (-1e9 for an action it does not score);
+    ValueError for another policy code."""
+
 def builder_action(state: State, seed: _Int) -> int:
     """The builder heuristic's action for the acting seat (ties drawn from
     EventRng(seed, 0))."""

@@ -340,7 +340,9 @@ inline constexpr int64_t HIDDEN_RIVAL_ZONES[5] = {2, 3, 10, 11, 6};
 // built-in policies by code (constants.POLICIES); playout limits (playout.py)
 inline constexpr int64_t POLICY_RANDOM = 0;  // random
 inline constexpr int64_t POLICY_BUILDER = 1;  // builder
-inline constexpr int64_t NUM_POLICIES = 2;
+inline constexpr int64_t POLICY_SCORER = 2;  // scorer
+inline constexpr int64_t POLICY_OPPORTUNIST = 3;  // opportunist
+inline constexpr int64_t NUM_POLICIES = 4;
 inline constexpr int64_t MAX_PLAYOUT_DECISIONS = 100000;  // a guard, not a rule
 inline constexpr int64_t MAX_PLAYOUT_THREADS = 256;  // threads of one batched call
 

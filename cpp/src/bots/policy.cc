@@ -1,5 +1,5 @@
 // Built-in policies (policy.h): the C++ twin of fort_env/native/playout.py's policy_action and
-// random_action (the uniform choice), and the builder heuristic (rollout_policy.h).
+// random_action (the uniform choice), and the heuristic bots (rollout_policy.h).
 #include "fort/bots/policy.h"
 
 #include <algorithm>
@@ -116,10 +116,12 @@ int policy_action(Policy policy, State& state, EventRng& rng) {
     switch (policy) {
         case Policy::RANDOM:
             return random_action(state, rng);
-        case Policy::BUILDER: {
+        case Policy::BUILDER:
+        case Policy::SCORER:
+        case Policy::OPPORTUNIST: {
             const std::vector<int> legal = legal_actions(state);
             if (legal.empty()) throw_no_legal_action();  // as random_action
-            return builder_action(state, legal, rng);
+            return heuristic_action(heuristic_of(policy), state, legal, rng);
         }
     }
     throw std::invalid_argument("policy: unknown policy code " +

@@ -1,11 +1,14 @@
-// agents/bots/heuristics.py (BuilderAgent) and agents/bots/econ.py in C++ (see
-// include/fort/bots/rollout_policy.h). The functions keep the Python names (econ_value, simulate,
-// _play_gain -> play_gain, ...), so the two can be read side by side.
+// agents/bots/heuristics.py (HeuristicAgent: BuilderAgent, ScorerAgent, OpportunistAgent) and
+// agents/bots/econ.py in C++ (see include/fort/bots/rollout_policy.h). The functions keep the
+// Python names (econ_value, simulate, _play_gain -> play_gain, ...), so the two can be read side
+// by side; HeuristicAgent's methods take the bot (`self`: its style and perk order) first.
 #include "fort/bots/rollout_policy.h"
 
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "fort/bots/weights.h"
@@ -17,11 +20,11 @@ namespace fort {
 
 namespace {
 
-// ---------------------------------------------------------------------- the style
-// agents.bots.heuristics.BUILDER (an econ.Style), its perk order as a rank per perk index and
-// econ.MAX_REPEAT are generated from the Python source into fort/bots/weights.h
-// (scripts/gen_weights.py): BUILDER_STYLE, BUILDER_PERK_RANK, ECON_MAX_REPEAT.
-const HeuristicStyle& BUILDER = BUILDER_STYLE;
+// ---------------------------------------------------------------------- the styles
+// agents.bots.heuristics.BUILDER, SCORER and OPPORTUNIST (econ.Style), their perk orders as a
+// rank per perk index and econ.MAX_REPEAT are generated from the Python source into
+// fort/bots/weights.h (scripts/gen_weights.py): BUILDER_STYLE, BUILDER_PERK_RANK, ...,
+// ECON_MAX_REPEAT. The bots (rollout_policy.h Heuristic) are below, after the handlers.
 
 constexpr double TIE = 1e-9;  // scores this close are ties (drawn uniformly)
 
@@ -420,15 +423,16 @@ Econ econ_of(const View& v) {
 
 // ---------------------------------------------------------------------- card values
 // HeuristicAgent._compute_card_values without the suits' worth: the mean gain of the card's
-// best way to be played over canonical positions (per game and made-up rule; cached per
+// best way to be played over canonical positions (per game, style and made-up rule; cached per
 // thread, as the search memo is).
 struct BaseValues {
     std::weak_ptr<const Game> game;
     const Game* raw = nullptr;
-    std::array<std::vector<double>, NUM_MADE_UP_RULES + 1> by_rule;  // index rule + 1
+    // [policy code][rule + 1]: the style's values for the rule
+    std::array<std::array<std::vector<double>, NUM_MADE_UP_RULES + 1>, NUM_POLICIES> by_rule;
 };
 
-std::vector<double> compute_base_values(const Game& g, int rule) {
+std::vector<double> compute_base_values(const Heuristic& self, const Game& g, int rule) {
     std::vector<Econ> bases;
     for (int level = 0; level < MAX_FORT_LEVEL; ++level) {  // heuristics._CANONICAL
         Econ e;
@@ -456,12 +460,12 @@ std::vector<double> compute_base_values(const Game& g, int rule) {
         counts.any_suit = mx;
         double sum = 0.0;
         for (const Econ& e : bases) {
-            const double before = econ_value(e, BUILDER, rule);
+            const double before = econ_value(e, self.style, rule);
             double best = -1e300;
             for (int o = 0; o < 4; ++o)
                 best = std::max(best,
                                 econ_value(simulate_play(g, c, ORDERS[o], ORDER_LEN[o], e, counts),
-                                           BUILDER, rule));
+                                           self.style, rule));
             sum += best - before;
         }
         out[c] = sum / static_cast<double>(bases.size());
@@ -469,7 +473,7 @@ std::vector<double> compute_base_values(const Game& g, int rule) {
     return out;
 }
 
-const std::vector<double>& base_values(const State& s, int rule) {
+const std::vector<double>& base_values(const Heuristic& self, const State& s, int rule) {
     thread_local BaseValues cache;
     const Game* g = s.game.get();
     if (cache.raw != g || cache.game.expired()) {
@@ -477,22 +481,24 @@ const std::vector<double>& base_values(const State& s, int rule) {
         cache.game = s.game;
         cache.raw = g;
     }
-    std::vector<double>& v = cache.by_rule[rule + 1];
-    if (v.empty()) v = compute_base_values(*g, rule);
+    std::vector<double>& v = cache.by_rule[static_cast<int>(self.policy)][rule + 1];
+    if (v.empty()) v = compute_base_values(self, *g, rule);
     return v;
 }
 
 // The card values of one view (HeuristicAgent.card_values): base + _suit_worth.
 struct CardValues {
+    const Heuristic& self;
     const View& v;
     const std::vector<double>& base;
     std::array<int, NUM_SUITS> mine{};  // for Friendship Bracelet
-    explicit CardValues(const View& view) : v(view), base(base_values(view.s, view.my_rule)) {
+    CardValues(const Heuristic& bot, const View& view)
+        : self(bot), v(view), base(base_values(bot, view.s, view.my_rule)) {
         if (v.my_rule == RULE_FRIENDSHIP_BRACELET) mine = v.my_suits();
     }
     // _suit_worth
     double suit_worth(int c) const {
-        const double w = BUILDER.w_rule;
+        const double w = self.style.w_rule;
         switch (v.my_rule) {
             case RULE_PLAY_PALACE:
                 return w * v.suit_count(c, 1);
@@ -549,21 +555,23 @@ Counts available_counts(const View& v, int played, const int* base) {
 }
 
 // HeuristicAgent._play_gain over the given orders (indices into ORDERS, or one explicit).
-double play_gain(const View& v, int card, const Counts& counts) {
+double play_gain(const Heuristic& self, const View& v, int card, const Counts& counts) {
     const Econ e = econ_of(v);
-    const double before = econ_value(e, BUILDER, v.my_rule);
+    const double before = econ_value(e, self.style, v.my_rule);
     double best = -1e300;
     for (int o = 0; o < 4; ++o)
         best =
             std::max(best, econ_value(simulate_play(v.g, card, ORDERS[o], ORDER_LEN[o], e, counts),
-                                      BUILDER, v.my_rule));
+                                      self.style, v.my_rule));
     return best - before;
 }
 
-double play_gain_order(const View& v, int card, const Counts& counts, const int* order, int len) {
+double play_gain_order(const Heuristic& self, const View& v, int card, const Counts& counts,
+                       const int* order, int len) {
     const Econ e = econ_of(v);
-    const double before = econ_value(e, BUILDER, v.my_rule);
-    return econ_value(simulate_play(v.g, card, order, len, e, counts), BUILDER, v.my_rule) - before;
+    const double before = econ_value(e, self.style, v.my_rule);
+    return econ_value(simulate_play(v.g, card, order, len, e, counts), self.style, v.my_rule) -
+           before;
 }
 
 // HeuristicAgent._counted_suits as a bitmask
@@ -588,8 +596,8 @@ bool is_spend_choice(const View& v) {
            count_verb_arg(v.g, effect, V_GATHER, ANY_RESOURCE) == 0;
 }
 
-// HeuristicAgent.rule_estimate (builder style)
-double rule_estimate(const View& v, int rule) {
+// HeuristicAgent.rule_estimate
+double rule_estimate(const Heuristic& self, const View& v, int rule) {
     std::array<int, NUM_SUITS> suits{};
     int advances = 0, friends = 0;
     for (int c = 0; c < v.s.num_cards; ++c) {
@@ -613,7 +621,7 @@ double rule_estimate(const View& v, int rule) {
         case RULE_LONER:
             return 5.0 - 2.0 * friends;
         case RULE_MINIMALISM:
-            return 0.0;  // 6 for the scorer only
+            return self.style.scorer ? 6.0 : 0.0;  // self.style.name == "scorer"
         case RULE_POPULARITY:
             return 2.0 + static_cast<double>(v.lookout.size());
         case RULE_PLAY_PALACE:
@@ -630,7 +638,7 @@ double rule_estimate(const View& v, int rule) {
 }
 
 // HeuristicAgent.follow_gain
-double follow_gain(const View& v, int card) {
+double follow_gain(const Heuristic& self, const View& v, int card) {
     const Game& g = v.g;
     const int played = v.played;
     uint32_t leader_suits = 0;
@@ -660,7 +668,16 @@ double follow_gain(const View& v, int card) {
     e.spare_cards = std::max(0, static_cast<int>(v.hand.size()) - 1);
     Econ after = e;
     simulate(g, g.effect(played, PUBLIC), after, counts, v.leader_resource);
-    return econ_value(after, BUILDER, v.my_rule) - econ_value(e, BUILDER, v.my_rule);
+    return econ_value(after, self.style, v.my_rule) - econ_value(e, self.style, v.my_rule);
+}
+
+// HeuristicAgent._wanted: the resource to gather (Econ.wanted), unless my made-up rule scores
+// one and the style weighs the rule above 1 (the scorer).
+int wanted(const Heuristic& self, const View& v) {
+    const Econ e = econ_of(v);
+    if (v.my_rule == RULE_PIGGY_BANK && self.style.w_rule > 1) return TOYS;
+    if (v.my_rule == RULE_PIZZA_PARTY && self.style.w_rule > 1) return PIZZA;
+    return e.wanted();
 }
 
 double park_deck_value(const View& v, const CardValues& values) {
@@ -676,7 +693,8 @@ double park_deck_value(const View& v, const CardValues& values) {
 
 // ---------------------------------------------------------------------- the handlers
 // One score per legal action; `range`/`idx` decode each (ActionLayout.decode).
-void score_actions(const View& v, const std::vector<int>& legal, std::vector<double>& out) {
+void score_actions(const Heuristic& self, const View& v, const std::vector<int>& legal,
+                   std::vector<double>& out) {
     const Game& g = v.g;
     auto range_of = [&](int a) { return static_cast<int>(g.action_range[a]); };
     auto index_of = [&](int a) { return static_cast<int>(g.action_index[a]); };
@@ -696,15 +714,15 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
                         for (int s = 0; s < NUM_SUITS; ++s) counts.suits[s] += 1;
                         counts.any_suit += 1;
                     }
-                    out[k] = play_gain(v, c, counts);
+                    out[k] = play_gain(self, v, c, counts);
                 } else if (r == R_SKIP_PLAY) {
                     out[k] = -0.5;
                 } else if (r == R_USE_DIY) {
                     const Econ e = econ_of(v);
                     Econ after = e;
                     advance(after, 1);
-                    out[k] =
-                        econ_value(after, BUILDER, v.my_rule) - econ_value(e, BUILDER, v.my_rule);
+                    out[k] = econ_value(after, self.style, v.my_rule) -
+                             econ_value(e, self.style, v.my_rule);
                 }
             }
             return;
@@ -744,13 +762,13 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
                 const int second = static_cast<int>(MODE_PLAN[m][1]);
                 const int full = static_cast<int>(MODE_PLAN[m][2]);
                 const int order[2] = {first, second};
-                out[k] = play_gain_order(v, v.played, counts, order, second < 0 ? 1 : 2) +
+                out[k] = play_gain_order(self, v, v.played, counts, order, second < 0 ? 1 : 2) +
                          (full == first ? 0.01 : 0.0);
             }
             return;
         }
         case K_ADD: {
-            const CardValues values(v);
+            const CardValues values(self, v);
             for (size_t k = 0; k < n; ++k) {
                 const int r = range_of(legal[k]);
                 if (r == R_ADD_CARD) {
@@ -770,7 +788,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
             return;
         }
         case K_RESOURCE: {
-            const int want = econ_of(v).wanted();  // the builder ignores its rule here
+            const int want = wanted(self, v);
             const bool gathering = !is_spend_choice(v);
             for (size_t k = 0; k < n; ++k) {
                 if (range_of(legal[k]) != R_RESOURCE) continue;
@@ -782,7 +800,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
             return;
         }
         case K_PACK: {
-            const int want = econ_of(v).wanted();
+            const int want = wanted(self, v);
             for (size_t k = 0; k < n; ++k) {
                 if (range_of(legal[k]) != R_PACK_FROM) continue;
                 const int i = index_of(legal[k]);
@@ -794,7 +812,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
             return;
         }
         case K_LOOKOUT: {
-            const CardValues values(v);
+            const CardValues values(self, v);
             for (size_t k = 0; k < n; ++k) {
                 const int r = range_of(legal[k]);
                 if (r == R_LOOKOUT_CARD) {
@@ -808,19 +826,19 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
             return;
         }
         case K_TRASH: {
-            const CardValues values(v);
+            const CardValues values(self, v);
             for (size_t k = 0; k < n; ++k)
                 if (range_of(legal[k]) == R_TRASH_CARD) out[k] = -values(index_of(legal[k]));
             return;
         }
         case K_RECRUIT:
         case K_BIRTHDAY: {
-            const CardValues values(v);
+            const CardValues values(self, v);
             for (size_t k = 0; k < n; ++k) {
                 const int r = range_of(legal[k]);
                 if (r == R_RECRUIT_CARD) {
                     const int c = index_of(legal[k]);
-                    out[k] = values(c) + (v.s.zone[c] == Z_PARK ? 0.0 : BUILDER.yard_bonus);
+                    out[k] = values(c) + (v.s.zone[c] == Z_PARK ? 0.0 : self.style.yard_bonus);
                 } else if (r == R_RECRUIT_PARK_DECK) {
                     out[k] = park_deck_value(v, values);
                 } else if (r == R_PASS) {
@@ -831,7 +849,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
         }
         case K_PAY: {
             const double pack_weight =
-                BUILDER.w_pack + (v.my_rule == RULE_SECRET_STASH ? BUILDER.w_rule : 0.0);
+                self.style.w_pack + (v.my_rule == RULE_SECRET_STASH ? self.style.w_rule : 0.0);
             for (size_t k = 0; k < n; ++k) {
                 if (range_of(legal[k]) != R_PAY) continue;
                 const int i = index_of(legal[k]);
@@ -849,7 +867,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
             return;
         }
         case K_TRASH_RIVAL: {
-            const CardValues values(v);
+            const CardValues values(self, v);
             for (size_t k = 0; k < n; ++k) {
                 if (range_of(legal[k]) != R_TRASH_RIVAL_CARD) continue;
                 const int c = index_of(legal[k]);
@@ -870,7 +888,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
         }
         case K_CONVERT: {
             const Econ e = econ_of(v);
-            const double before = econ_value(e, BUILDER, v.my_rule);
+            const double before = econ_value(e, self.style, v.my_rule);
             for (size_t k = 0; k < n; ++k) {
                 if (range_of(legal[k]) != R_CONVERT) continue;
                 const int i = index_of(legal[k]);
@@ -879,39 +897,40 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
                 int* where = CONVERT_OPTIONS[i][1] ? after.pack : after.stuff;
                 where[src] -= 1;
                 where[1 - src] += 1;
-                out[k] = econ_value(after, BUILDER, v.my_rule) - before;
+                out[k] = econ_value(after, self.style, v.my_rule) - before;
             }
             return;
         }
         case K_PICK_RULE: {
             for (size_t k = 0; k < n; ++k)
                 if (range_of(legal[k]) == R_PICK_RULE)
-                    out[k] = rule_estimate(v, index_of(legal[k]));
+                    out[k] = rule_estimate(self, v, index_of(legal[k]));
             return;
         }
         case K_PICK_PERK: {
             for (size_t k = 0; k < n; ++k)
                 if (range_of(legal[k]) == R_PICK_PERK)
-                    out[k] = -BUILDER_PERK_RANK[index_of(legal[k])];
+                    out[k] = -self.perk_rank[index_of(legal[k])];
             return;
         }
         case K_FOLLOW:
         case K_FOLLOW_SECOND:
         case K_ROUGH_HOUSING: {
-            const CardValues values(v);
+            const CardValues values(self, v);
             const bool second = v.kind == K_FOLLOW_SECOND;
-            const size_t keep = second ? 0 : static_cast<size_t>(BUILDER.keep_cards);
+            const size_t keep = second ? 0 : static_cast<size_t>(self.style.keep_cards);
             for (size_t k = 0; k < n; ++k) {
                 const int r = range_of(legal[k]);
                 if (r == R_PASS) {
                     out[k] = 0.0;
                 } else if (r == R_FOLLOW_CARD && v.hand.size() > keep) {
                     const int c = index_of(legal[k]);
-                    const double cost = BUILDER.follow_threshold + 0.1 * std::max(0.0, values(c));
-                    out[k] = follow_gain(v, c) - cost;
+                    const double cost =
+                        self.style.follow_threshold + 0.1 * std::max(0.0, values(c));
+                    out[k] = follow_gain(self, v, c) - cost;
                 } else if (r == R_ROUGH_HOUSE) {
                     const double worth = v.played >= 0 ? values(v.played) : 0.0;
-                    out[k] = worth - BUILDER.rough_housing;
+                    out[k] = worth - self.style.rough_housing;
                 }
             }
             return;
@@ -921,7 +940,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
             for (const int c : v.hand) {
                 int own[NUM_SUITS];
                 for (int s = 0; s < NUM_SUITS; ++s) own[s] = v.suit_count(c, s);
-                best = std::max(best, play_gain(v, c, available_counts(v, c, own)));
+                best = std::max(best, play_gain(self, v, c, available_counts(v, c, own)));
             }
             for (size_t k = 0; k < n; ++k) {
                 const int r = range_of(legal[k]);
@@ -939,7 +958,7 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
             return;
         }
         case K_DRAFT: {
-            const CardValues values(v);
+            const CardValues values(self, v);
             for (size_t k = 0; k < n; ++k)
                 if (range_of(legal[k]) == R_DRAFT_CARD) out[k] = values(index_of(legal[k]));
             return;
@@ -951,7 +970,29 @@ void score_actions(const View& v, const std::vector<int>& legal, std::vector<dou
 
 }  // namespace
 
-std::vector<double> builder_scores(const State& state, const std::vector<int>& legal) {
+// The bots (BuilderAgent, ScorerAgent, OpportunistAgent): a style and its perk order.
+const Heuristic& heuristic_of(Policy policy) {
+    static const Heuristic builder{Policy::BUILDER, BUILDER_STYLE, BUILDER_PERK_RANK};
+    static const Heuristic scorer{Policy::SCORER, SCORER_STYLE, SCORER_PERK_RANK};
+    static const Heuristic opportunist{Policy::OPPORTUNIST, OPPORTUNIST_STYLE,
+                                       OPPORTUNIST_PERK_RANK};
+    switch (policy) {
+        case Policy::BUILDER:
+            return builder;
+        case Policy::SCORER:
+            return scorer;
+        case Policy::OPPORTUNIST:
+            return opportunist;
+        case Policy::RANDOM:
+            break;
+    }
+    throw std::invalid_argument("heuristic_of: policy code " +
+                                std::to_string(static_cast<int>(policy)) +
+                                " is not a heuristic (builder, scorer, opportunist)");
+}
+
+std::vector<double> heuristic_scores(const Heuristic& self, const State& state,
+                                     const std::vector<int>& legal) {
     std::vector<double> out;
     const int actor = static_cast<int>(state.ctx[C_ACTOR]);
     if (actor < 0 || actor >= state.num_players) {
@@ -959,14 +1000,15 @@ std::vector<double> builder_scores(const State& state, const std::vector<int>& l
         return out;
     }
     const View v(state, actor);
-    score_actions(v, legal, out);
+    score_actions(self, v, legal, out);
     return out;
 }
 
-int builder_action(const State& state, const std::vector<int>& legal, EventRng& rng) {
+int heuristic_action(const Heuristic& self, const State& state, const std::vector<int>& legal,
+                     EventRng& rng) {
     if (legal.empty()) throw_no_legal_action();  // nothing to score (errors.h)
     if (legal.size() == 1) return legal[0];
-    const std::vector<double> scores = builder_scores(state, legal);
+    const std::vector<double> scores = heuristic_scores(self, state, legal);
     double best = -1e300;
     for (const double x : scores) best = std::max(best, x);
     int ties = 0;
@@ -975,6 +1017,14 @@ int builder_action(const State& state, const std::vector<int>& legal, EventRng& 
     for (size_t k = 0; k < scores.size(); ++k)
         if (scores[k] >= best - TIE && pick-- == 0) return legal[k];
     return legal[0];
+}
+
+std::vector<double> builder_scores(const State& state, const std::vector<int>& legal) {
+    return heuristic_scores(heuristic_of(Policy::BUILDER), state, legal);
+}
+
+int builder_action(const State& state, const std::vector<int>& legal, EventRng& rng) {
+    return heuristic_action(heuristic_of(Policy::BUILDER), state, legal, rng);
 }
 
 }  // namespace fort

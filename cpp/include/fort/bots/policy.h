@@ -26,9 +26,13 @@ enum class Policy : int {
     // uniform, as every legal action is in raw; only the drawn action's equivalence class is
     // searched (search.h compute_legal's classes, verdicts and representative).
     RANDOM = POLICY_RANDOM,
-    // The builder heuristic (rollout_policy.h: agents/bots/heuristics.py's BuilderAgent, score for
-    // score; ties broken with rng). Reads only what the acting seat sees.
-    BUILDER = POLICY_BUILDER,
+    // The heuristic bots of agents/bots/heuristics.py, one C++ implementation parameterised by
+    // the bot's style (rollout_policy.h heuristic_of / heuristic_action; the styles are generated
+    // into weights.h): score for score the Python bot's, the best-scored legal action played,
+    // ties broken with rng. Each reads only what the acting seat sees.
+    BUILDER = POLICY_BUILDER,          // BuilderAgent: packs and advances
+    SCORER = POLICY_SCORER,            // ScorerAgent: victory points and its made-up rule
+    OPPORTUNIST = POLICY_OPPORTUNIST,  // OpportunistAgent: follows, recruits, trashes rivals'
 };
 
 // The built-in policy `policy`'s action for the acting seat of a non-terminal state, drawn

@@ -43,12 +43,60 @@ struct HeuristicStyle {
     int keep_cards = 2;
     double yard_bonus = 0.0;
     double rough_housing = 99.0;
+    bool scorer = false;  // style.name == "scorer" (rule_estimate: Minimalism)
 };
+// heuristics.BUILDER (Style(name='builder', ...))
 inline constexpr HeuristicStyle BUILDER_STYLE{};
 // BUILDER.perk_order as a rank per perk index (constants.PERKS order):
 // Do-Over, DIY, XXL Backpack, Sticky Fingers, Birthday Party,
 // Copy Cat, Recycling, Bribe, Rough Housing
 inline constexpr int BUILDER_PERK_RANK[NUM_PERKS] = {4, 7, 5, 1, 0, 6, 8, 3, 2};
+// heuristics.SCORER (Style(name='scorer', ...))
+inline constexpr HeuristicStyle SCORER_STYLE{
+    1.4,  // w_score
+    {0.0, 4.0, 8.5, 12.0, 17.0, 29.0},  // level_value
+    0.8,  // w_useful
+    0.4,  // w_surplus
+    0.4,  // w_pack
+    0.8,  // w_lookout
+    0.3,  // w_trash
+    0.8,  // w_recruit
+    0.2,  // w_rival_trash
+    -1.0,  // w_trash_this
+    1.5,  // w_rule
+    0.8,  // follow_threshold
+    2,  // keep_cards
+    0.0,  // yard_bonus
+    99.0,  // rough_housing
+    true,  // scorer
+};
+// SCORER.perk_order as a rank per perk index (constants.PERKS order):
+// Do-Over, XXL Backpack, Sticky Fingers, DIY, Birthday Party,
+// Copy Cat, Bribe, Recycling, Rough Housing
+inline constexpr int SCORER_PERK_RANK[NUM_PERKS] = {4, 6, 5, 3, 0, 7, 8, 2, 1};
+// heuristics.OPPORTUNIST (Style(name='opportunist', ...))
+inline constexpr HeuristicStyle OPPORTUNIST_STYLE{
+    1.0,  // w_score
+    {0.0, 4.6, 10.5, 15.7, 22.2, 32.0},  // level_value
+    1.0,  // w_useful
+    0.5,  // w_surplus
+    0.2,  // w_pack
+    0.6,  // w_lookout
+    0.3,  // w_trash
+    1.0,  // w_recruit
+    0.8,  // w_rival_trash
+    -1.0,  // w_trash_this
+    1.0,  // w_rule
+    0.3,  // follow_threshold
+    1,  // keep_cards
+    0.6,  // yard_bonus
+    2.5,  // rough_housing
+    false,  // scorer
+};
+// OPPORTUNIST.perk_order as a rank per perk index (constants.PERKS order):
+// Do-Over, Copy Cat, Birthday Party, DIY, XXL Backpack,
+// Rough Housing, Sticky Fingers, Bribe, Recycling
+inline constexpr int OPPORTUNIST_PERK_RANK[NUM_PERKS] = {2, 7, 1, 3, 0, 8, 5, 6, 4};
 
 // agents/bots/heuristics.py: NEVER (the score of an action a bot does not
 // want) and ORDERS (the ways to play a card's actions: PUBLIC, PRIVATE; -1 pads)
