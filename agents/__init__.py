@@ -14,13 +14,19 @@ spec                            agent
 ``ismcts[:k=v[:k=v]]``          information-set MCTS (``agents.bots.ismcts``; in C++ when the
                                 compiled core is usable), e.g. ``ismcts:ms=50``
                                 (milliseconds per decision), ``ismcts:iterations=2000``
+``ppo``                         the shipped policy for the table's player count
+                                (``agents.learned.zoo``; ``ppo:players=N`` names one)
 ``ppo:PATH``                    a trained policy (registered by the training code)
 ``rllib:PATH:trusted=1``        a policy trained on Ray RLlib (``agents.learned.rllib_agent``;
                                 needs Ray; its checkpoints are pickled, hence ``trusted=1``)
 ==============================  ===============================================================
 
 ``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed).
-New kinds are added with :func:`register`. The agent protocol is in ``agents.base``.
+New kinds are added with :func:`register`; another package adds its agents to every command
+(``--workers`` processes included) by naming a module in the entry-point group
+``fort_env.agents`` (``[project.entry-points."fort_env.agents"] mybot = "mypkg.bots"``): each
+such module is imported when ``agents`` is, and registers its agents as it loads. The agent
+protocol is in ``agents.base``; docs/benchmark.md has a worked example.
 
 Trust: ``trusted=1`` lets ``ppo:`` load a pickled SB3 ``.zip`` and ``rllib:`` a Ray checkpoint
 (pickles: loading one runs any code its author put in it). It is taken only from the caller:
@@ -42,7 +48,8 @@ from agents.bots.random_agent import RandomAgent
 from agents.view import SeatView
 
 __all__ = [
-    "HEURISTIC", "PICKLED_KINDS", "Agent", "BaseAgent", "BuilderAgent", "HeuristicAgent",
+    "HEURISTIC", "PICKLED_KINDS", "Agent", "BaseAgent", "BuilderAgent", "FunctionAgent",
+    "HeuristicAgent",
     "LazyObservation", "MissingInfoError", "OpportunistAgent", "RandomAgent", "ScorerAgent",
     "SeatView", "asks_trust", "available", "check_file_spec", "make", "register", "with_trust",
 ]  # fmt: skip
@@ -149,6 +156,8 @@ def make(spec: str, seed: int | None = None) -> Agent:
     """Build the agent named by ``spec`` (``NAME`` or ``NAME:ARGS``) and seed it.
 
     The agent's ``name`` is the spec itself, so that two variants in one tournament differ.
+    ``seed`` goes to the agent's ``seed()`` method, if it has one. A factory may return a
+    plain function ``(observation, info) -> action``: it plays as a :class:`FunctionAgent`.
 
     Raises:
         ValueError: an unknown name (the message lists the known ones) or bad arguments.
@@ -158,9 +167,28 @@ def make(spec: str, seed: int | None = None) -> Agent:
     if factory is None:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(available())}")
     agent = factory(args or None)
+    if not callable(getattr(agent, "act", None)) and callable(agent):
+        agent = FunctionAgent(agent)  # a plain function (observation, info) -> action
     agent.name = spec.strip()
-    agent.seed(seed)
+    seed_agent = getattr(agent, "seed", None)
+    if callable(seed_agent):  # a user's agent may have no randomness to seed
+        seed_agent(seed)
     return agent
+
+
+class FunctionAgent:
+    """A plain function ``(observation, info) -> action`` as an agent (:func:`make` wraps one
+    a factory returns)."""
+
+    def __init__(self, fn: Callable[[Any, Any], int]) -> None:
+        self.fn = fn
+        self.name = getattr(fn, "__name__", "function")
+
+    def act(self, observation: Any, info: Any) -> int:
+        return int(self.fn(observation, info))
+
+    def seed(self, seed: int | None) -> None:
+        """Nothing to seed: the function's own randomness, if any, is its own."""
 
 
 def construct(cls: type, args: str | None) -> Any:
@@ -236,3 +264,20 @@ def _rllib(args: str | None) -> Agent:
 
 
 register("rllib", _rllib)
+
+
+def _load_plugins() -> None:
+    """Import every module of the entry-point group ``fort_env.agents`` (module docstring);
+    one that fails to import is skipped with a warning, so a broken plugin never breaks the
+    built-in agents."""
+    import warnings
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="fort_env.agents"):
+        try:
+            ep.load()
+        except Exception as exc:  # a plugin's own error: report it, keep the zoo usable
+            warnings.warn(f"agent plugin {ep.name!r} ({ep.value}) failed: {exc}", stacklevel=2)
+
+
+_load_plugins()

@@ -6,7 +6,10 @@ issue::
 
     fort-env tournament --agents A,B[,C,D] --num-players N --games G --seed S [--workers W] [--json]
                         [--setup basic|advanced] [--cards DIR] [--ray-address ADDRESS]
+                        [--save DIR [--save-games N]]
     fort-env play --num-players N --opponents heuristic,random [--seed S] [--seat K]
+                  [--save GAME.json]
+    fort-env serve [--host 127.0.0.1] [--port 8000]
     fort-env analyze --games G --agents heuristic [--num-players 2,3,4] [--seed S] [--workers W]
                      [--out DIR] [--json] [--setup basic|advanced] [--cards DIR]
     fort-env analyze balance --games G [--agents builder,opportunist] [--num-players 2,3,4]
@@ -29,7 +32,7 @@ import typer
 
 from fort_env.core import FortGame
 from fort_env.game.constants import SEED_LIMIT
-from fort_env.tools.cli_errors import bad_option, failures
+from fort_env.tools.cli_errors import bad_option, fail, failures
 
 __all__ = ["analyze", "analyze_balance", "play", "register", "tournament"]
 
@@ -55,18 +58,35 @@ def tournament(
     progress: bool = True,
     cards: str | None = None,
     ray_address: str | None = None,
+    save: str | None = None,
+    save_games: int | None = None,
 ) -> dict[str, Any]:
     """Play a tournament and print its result (a table, or one JSON object with ``json_output``).
+
+    ``save``: a folder to write the games into as records (``fort_env.records``; ``fort-env
+    replay`` reads them), ``game-NNNN.json`` each: every game, or the first ``save_games``.
 
     Raises:
         ValueError: bad agents or counts (``agents.arena.tournament.run_tournament``).
         ImportError, ConnectionError: ``ray_address`` without Ray, or with no cluster there.
+        OSError: ``save`` cannot be written.
     """
-    from agents.arena.tournament import format_table, run_tournament
+    from agents.arena.tournament import (
+        format_table,
+        run_tournament,
+        save_game_records,
+        unique_names,
+    )
 
-    result = run_tournament(_split(agents), num_players, games, seed=seed, workers=workers,
-                            setup=setup, cards=cards, progress=progress,
-                            ray_address=ray_address)  # fmt: skip
+    keep = 0 if save is None else games if save_games is None else min(save_games, games)
+    specs = _split(agents)
+    result = run_tournament(specs, num_players, games, seed=seed, workers=workers, setup=setup,
+                            cards=cards, progress=progress, ray_address=ray_address,
+                            return_records=save is not None, record_games=keep)  # fmt: skip
+    if save is not None:
+        records = result.pop("records")
+        paths = save_game_records(records, unique_names(specs), save, num_players, setup, cards)
+        sys.stderr.write(f"saved {len(paths)} game record(s) into {save}\n")
     if json_output:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
@@ -80,13 +100,28 @@ def play(
     seed: int | None = None,
     seat: int = 0,
     setup: str = "basic",
+    save: str | None = None,
 ) -> int:
-    """Play a game in the terminal against bots; returns the exit code (0)."""
+    """Play a game in the terminal against bots; returns the exit code (0).
+
+    ``save``: write the game (finished or not) to this file as a record (``fort_env.records``;
+    ``fort-env replay`` reads it), with ``agents``: who sat at each seat.
+
+    Raises:
+        OSError: ``save`` cannot be written.
+    """
     from agents.arena.human import play_human
+    from fort_env.records import make_record, save_record
 
     if seed is None:
         seed = random.randrange(2**31)
-    play_human(num_players, _split(opponents), seed=seed, human_seat=seat, setup=setup)
+    result = play_human(num_players, _split(opponents), seed=seed, human_seat=seat, setup=setup)
+    if save is not None:
+        config = {"num_players": num_players, "setup": setup, "cards": None}
+        record = make_record(config, result.seed, result.actions, result.state)
+        record["agents"] = result.players
+        save_record(record, save)
+        print(f"saved the game to {save} (fort-env replay {save})")
     return 0
 
 
@@ -186,15 +221,31 @@ def _trusted(spec: str) -> str:
     return with_trust(spec)
 
 
-def _check_out_dir(out: str) -> None:
-    """``out`` exists or can be created, and a file can be written in it (names ``--out``)."""
+def _check_out_dir(out: str, option: str = "--out") -> None:
+    """``out`` exists or can be created, and a file can be written in it (names ``option``)."""
     import tempfile
     from pathlib import Path
 
-    with failures("--out"):
+    with failures(option):
         Path(out).mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=out):
             pass
+
+
+def _check_save_file(path: str) -> None:
+    """``--save FILE`` names a file that can be written, before the game starts (its folder
+    exists, it is not a folder); nothing is created yet."""
+    import os
+    from pathlib import Path
+
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        bad_option("--save", f"{path} is a folder: give a file name, e.g. {target / 'game.json'}")
+    if not folder.is_dir():
+        bad_option("--save", f"no folder {folder} to write {target.name} into")
+    if not os.access(folder, os.W_OK):
+        bad_option("--save", f"cannot write into {folder}")
 
 
 def _player_counts(text: str) -> list[int]:
@@ -275,6 +326,20 @@ def register(app: Any) -> None:
                 "it. Only for files you trust.",
             ),
         ] = False,
+        save: Annotated[
+            str | None,
+            typer.Option(
+                "--save",
+                help="Folder to save the games into, one record per game (game-NNNN.json; "
+                "fort-env replay reads them).",
+            ),
+        ] = None,
+        save_games: Annotated[
+            int | None,
+            typer.Option(
+                "--save-games", min=0, max=10**7, help="With --save: only the first N games."
+            ),
+        ] = None,
     ) -> None:
         """Play agents against each other with seat rotation; win rates, ratings, game stats."""
         if trust_pickle:
@@ -287,9 +352,13 @@ def register(app: Any) -> None:
             )
         _check_game(num_players, setup, cards)
         _check_agents(specs, "--agents")
+        if save_games is not None and save is None:
+            bad_option("--save-games", "give --save DIR as well")
+        if save is not None:
+            _check_out_dir(save, "--save")
         with failures():
             tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards,
-                       ray_address=ray_address)  # fmt: skip
+                       ray_address=ray_address, save=save, save_games=save_games)  # fmt: skip
 
     @app.command("play")
     def play_cmd(
@@ -306,16 +375,44 @@ def register(app: Any) -> None:
         ] = None,
         seat: Annotated[int, typer.Option("--seat", min=0, max=3, help="Your seat.")] = 0,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+        save: Annotated[
+            str | None,
+            typer.Option(
+                "--save",
+                help="Save the game (finished or not) to this file as a record that "
+                "fort-env replay reads.",
+            ),
+        ] = None,
     ) -> None:
-        """Play Fort in the terminal against bots."""
+        """Play Fort in the terminal against bots: the table once, then what changed before
+        each of your decisions; type a choice's number, t for the whole table, q to quit."""
         if seat >= num_players:
             bad_option(
                 "--seat", f"seat {seat} in a {num_players}-player game (0..{num_players - 1})"
             )
         _check_game(num_players, setup, None)
         _check_agents(_split(opponents), "--opponents")
+        if save is not None:
+            _check_save_file(save)
         with failures():
-            play(num_players, opponents, seed, seat, setup)
+            play(num_players, opponents, seed, seat, setup, save)
+
+    @app.command("serve")
+    def serve_cmd(
+        host: Annotated[
+            str,
+            typer.Option("--host", help="Address to bind (loopback by default; a warning if not)."),
+        ] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
+    ) -> None:
+        """Play Fort in the browser against the bots: a local web app (it needs the serve
+        extra: starlette and uvicorn); open the address it prints."""
+        try:
+            from agents.arena.serve import serve
+        except ImportError as exc:
+            fail(f"{exc}; install the serve extra: pip install 'fort-env[serve]'", "serve")
+        with failures():
+            serve(host, port)
 
     analyze_app = typer.Typer(
         invoke_without_command=True,
@@ -425,7 +522,12 @@ def register_ladder(app: Any) -> None:
 
     fort-env ladder [--num-players N] [--games G] [--seed S] [--workers W] [--bots A,B,...]
                     [--ismcts-ms 10,50] [--ppo-quick PATH] [--ppo-full PATH] [--add SPECS]
-                    [--doc docs/agents.md] [--plot PNG] [--no-doc] [--json] [--setup ...]
+                    [--out DIR] [--write-docs] [--doc MD] [--plot PNG] [--json] [--setup ...]
+
+    It prints the table (or ``--json``) and writes nothing unless asked: ``--out DIR`` writes
+    the result, plot and section into ``DIR``; ``--write-docs`` regenerates the tracked
+    ``docs/ladder-Np.png`` and the ladder section of ``docs/agents.md``; ``--doc``/``--plot``
+    name other files for those (each alone writes only itself).
     """
     from pathlib import Path
 
@@ -468,30 +570,59 @@ def register_ladder(app: Any) -> None:
             str | None,
             typer.Option(
                 "--ppo-quick",
-                help="Model of the quick preset (default runs/quick/model.safetensors, if "
-                "it exists).",
+                help="Model of the quick preset (default: its newest run, "
+                "runs/quick/latest/model.safetensors, if it exists).",
             ),
         ] = None,
         ppo_full: Annotated[
             str | None,
             typer.Option(
                 "--ppo-full",
-                help="Model of the full preset (default runs/full/model.safetensors, if it "
-                "exists).",
+                help="Model of the full preset (default: its newest run, "
+                "runs/full/latest/model.safetensors, if it exists).",
             ),
         ] = None,
         add: Annotated[
             str, typer.Option("--add", help="Comma-separated agent specs to add to the bots.")
         ] = "",
+        out: Annotated[
+            str | None,
+            typer.Option(
+                "--out",
+                help="Folder to write ladder-Np.json, ladder-Np.png and ladder-Np.md into "
+                "(nothing is written without it or the options below).",
+            ),
+        ] = None,
+        write_docs: Annotated[
+            bool,
+            typer.Option(
+                "--write-docs",
+                help="Regenerate the tracked docs: the ladder section of docs/agents.md and "
+                "docs/ladder-Np.png (or --doc/--plot).",
+            ),
+        ] = False,
         doc: Annotated[
-            str, typer.Option("--doc", help="Markdown file whose ladder section is regenerated.")
-        ] = "docs/agents.md",
+            str | None,
+            typer.Option(
+                "--doc",
+                help="Markdown file whose ladder section is regenerated (with --write-docs: "
+                "default docs/agents.md).",
+            ),
+        ] = None,
         plot: Annotated[
             str | None,
-            typer.Option("--plot", help="PNG of the ratings (default docs/ladder-Np.png)."),
+            typer.Option(
+                "--plot",
+                help="PNG of the ratings (with --write-docs: default docs/ladder-Np.png).",
+            ),
         ] = None,
         no_doc: Annotated[
-            bool, typer.Option("--no-doc", help="Write neither the doc section nor the plot.")
+            bool,
+            typer.Option(
+                "--no-doc",
+                hidden=True,
+                help="Accepted for old scripts: writing no doc is now the default.",
+            ),
         ] = False,
         json_output: Annotated[
             bool,
@@ -499,7 +630,8 @@ def register_ladder(app: Any) -> None:
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
     ) -> None:
-        """Rate every bot: a seat-rotated round robin, OpenSkill ratings, table, plot, doc."""
+        """Rate every bot: a seat-rotated round robin, OpenSkill ratings, a table; with
+        --out or --write-docs, a plot and a doc section."""
         import os
         import secrets
 
@@ -509,8 +641,10 @@ def register_ladder(app: Any) -> None:
             default_bots,
             format_ladder,
             ladder_markdown,
+            left_out,
             plot_ladder,
             run_ladder,
+            write_outputs,
             write_section,
         )
         from agents.learned.policy_file import trained_num_players
@@ -542,14 +676,23 @@ def register_ladder(app: Any) -> None:
             bad_option("--bots", f"{len(entrants)} bots for {num_players}-player tables: need more")
         _check_game(num_players, setup, None)
         _check_agents([b.spec for b in entrants], "--bots" if bots is not None else "--add")
-        plot_path = Path(plot or f"docs/ladder-{num_players}p.png")
-        if not no_doc:
+        del no_doc  # the default now
+        doc_path = Path(doc) if doc else Path("docs/agents.md") if write_docs else None
+        plot_path = (
+            Path(plot) if plot else Path(f"docs/ladder-{num_players}p.png") if write_docs else None
+        )
+        if doc_path is not None:
             with failures("--doc"):
-                check_section(doc, num_players)
-            with failures("--plot"):
-                import matplotlib  # noqa: F401  (the train extra; fail before the games)
+                check_section(doc_path, num_players)
+        for option, folder in (("--plot", plot_path and plot_path.parent), ("--out", out)):
+            if folder is not None:
+                with failures(option):
+                    import matplotlib  # noqa: F401  (the train extra; fail before the games)
 
-                plot_path.parent.mkdir(parents=True, exist_ok=True)
+                    Path(folder).mkdir(parents=True, exist_ok=True)
+        if bots is None:
+            for line in left_out(num_players, ppo_quick, ppo_full):
+                typer.echo(line, err=True)
         if seed is None:
             seed = secrets.randbelow(SEED_LIMIT)
             typer.echo(f"ladder seed {seed} (fresh; --seed {seed} replays it)", err=True)
@@ -567,6 +710,8 @@ def register_ladder(app: Any) -> None:
                 command += f" --add {add}"
         if setup != "basic":
             command += f" --setup {setup}"
+        if write_docs:
+            command += " --write-docs"
         with failures():
             result = run_ladder(entrants, num_players, games, seed, workers, setup,
                                 command=command)  # fmt: skip
@@ -574,10 +719,22 @@ def register_ladder(app: Any) -> None:
                 sys.stdout.write(json.dumps(result) + "\n")
             else:
                 sys.stdout.write(format_ladder(result))
-        if not no_doc:
+        wrote: list[str] = []
+        if out is not None:
+            with failures("--out"):
+                wrote += [str(path) for path in write_outputs(result, out)]
+        if plot_path is not None:
             with failures("--plot"):
                 plot_ladder(result, plot_path)
-            rel = os.path.relpath(plot_path.resolve(), Path(doc).resolve().parent)
+            wrote.append(str(plot_path))
+        if doc_path is not None:
+            rel = (
+                None
+                if plot_path is None
+                else os.path.relpath(plot_path.resolve(), doc_path.resolve().parent)
+            )
             with failures("--doc"):
-                write_section(doc, num_players, ladder_markdown(result, rel))
-            typer.echo(f"wrote {plot_path} and the ladder section of {doc}", err=True)
+                write_section(doc_path, num_players, ladder_markdown(result, rel))
+            wrote.append(f"the ladder section of {doc_path}")
+        if wrote:
+            typer.echo(f"wrote {', '.join(wrote)}", err=True)

@@ -17,12 +17,18 @@ A record is a JSON object:
   shipped card set, else the card data directory as it was given (a record of a custom card
   set replays only where that directory is).
 - ``seed``: the game's seed (``FortGame.new_initial_state(seed)``, ``env.reset(seed=seed)``).
+- ``first_player`` (optional): the seat that started, when it was fixed rather than drawn from
+  the seed (``FortGame.new_initial_state(seed, first_player=k)``, as the tournament runner
+  rotates it); absent, the first player is drawn from the seed as in any dealt game.
 - ``actions``: every decision's action, in order, whoever took it.
 - ``result`` (finished games only): each seat's total score and the winning seats, checked on
   replay so that a record made with other rules fails loudly instead of replaying another game.
+- ``agents`` (optional): who sat at each seat, as ``fort-env play`` (``"you"``) and ``fort-env
+  tournament`` (the agents' names) write it; shown by ``fort-env replay``, not needed to replay.
 
 Since randomness lives in the state and is seeded, the seed and the actions determine the game.
-Records come from ``env.unwrapped.to_record()`` (or :func:`make_record`); ``fort-env replay
+Records come from ``env.unwrapped.to_record()`` (or :func:`make_record`), and from
+``fort-env play --save GAME.json`` and ``fort-env tournament --save DIR``; ``fort-env replay
 FILE`` prints one turn by turn.
 """
 
@@ -47,7 +53,11 @@ class RecordError(FortError, ValueError):
 
 
 def make_record(
-    config: dict[str, Any], seed: int, actions: Sequence[int], state: FortState | None = None
+    config: dict[str, Any],
+    seed: int,
+    actions: Sequence[int],
+    state: FortState | None = None,
+    first_player: int | None = None,
 ) -> dict[str, Any]:
     """A record of the game dealt from ``seed`` with ``config`` and played with ``actions``.
 
@@ -56,6 +66,8 @@ def make_record(
         seed: the game's seed.
         actions: the actions taken, in order.
         state: the position after ``actions``; when it is terminal its result is recorded.
+        first_player: the starting seat given to ``new_initial_state``, if one was (``None``:
+            drawn from the seed, and the record has no ``first_player``).
     """
     record: dict[str, Any] = {
         "format": RECORD_FORMAT,
@@ -66,8 +78,10 @@ def make_record(
             "cards": None if config.get("cards") is None else str(config["cards"]),
         },
         "seed": int(seed),
-        "actions": [int(a) for a in actions],
     }
+    if first_player is not None:
+        record["first_player"] = int(first_player)
+    record["actions"] = [int(a) for a in actions]
     if state is not None and state.is_terminal():
         record["result"] = _result(state)
     return record
@@ -104,9 +118,19 @@ def validate_record(record: Any) -> dict[str, Any]:
     seed = record.get("seed")
     if not isinstance(seed, int) or not is_seed(seed):  # JSON: a Python int
         raise _bad("seed", SEED_RANGE, seed)
+    first = record.get("first_player")
+    if first is not None and not (_is_int(first) and 0 <= first < config["num_players"]):
+        raise _bad("first_player", f"null or a seat in [0, {config['num_players']})", first)
     actions = record.get("actions")
     if not isinstance(actions, list) or not all(_is_int(a) for a in actions):
         raise _bad("actions", "a list of ints", actions)
+    agents = record.get("agents")
+    if agents is not None and not (
+        isinstance(agents, list)
+        and len(agents) == config["num_players"]
+        and all(isinstance(a, str) for a in agents)
+    ):
+        raise _bad("agents", "null or one name (a string) per seat", agents)
     result = record.get("result")
     if result is not None and (
         not isinstance(result, dict)
@@ -143,7 +167,7 @@ def replay(
     validate_record(record)
     cfg = record["config"]
     game = FortGame(cfg["num_players"], cfg["setup"], cfg["cards"])
-    state = game.new_initial_state(seed=record["seed"])
+    state = game.new_initial_state(seed=record["seed"], first_player=record.get("first_player"))
     for i, action in enumerate(record["actions"]):
         if on_decision is not None:
             on_decision(state, action)

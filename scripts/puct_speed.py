@@ -1,6 +1,6 @@
 """``puct``'s cost per iteration and iterations per searched decision, by torch thread count.
 
-Usage: ``python scripts/puct_speed.py --model runs/full/model.safetensors [--positions 8]
+Usage: ``python scripts/puct_speed.py [--model agents/zoo/ppo-2p.safetensors] [--positions 8]
 [--ms 50] [--threads 1,2] [--busy 0]``
 
 Plays one 2-player game with the builder at every seat (deal seed 0) and, at the first
@@ -34,7 +34,9 @@ def _spin(stop: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", required=True)
+    parser.add_argument(
+        "--model", default=None, help="a policy file (default: the shipped 2-player model)"
+    )
     parser.add_argument("--positions", type=int, default=8)
     parser.add_argument("--ms", type=float, default=50.0)
     parser.add_argument("--threads", default="1,2")
@@ -50,7 +52,7 @@ def main() -> None:
         if len(info["legal_actions"]) > 1:
             positions.append(state.clone())
         state.apply_action(builder.act({}, info))
-    agent = PUCTAgent(model=args.model, ms=args.ms, seed=1)
+    agent = PUCTAgent(model=args.model, ms=args.ms, seed=1, players=None if args.model else 2)
     stop = time.time() + 3600
     spinners = [multiprocessing.Process(target=_spin, args=(stop,)) for _ in range(args.busy)]
     for p in spinners:

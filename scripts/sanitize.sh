@@ -45,7 +45,7 @@ if [ "$module" = ON ]; then
     # ASan must come first; libstdc++ too, or ASan cannot find the real __cxa_throw (the
     # interpreter is C) and the first C++ exception aborts with "CHECK failed".
     preload="$(${CXX:-g++} -print-file-name=libasan.so) $(${CXX:-g++} -print-file-name=libstdc++.so)"
-    echo "== differential, IS-MCTS and batch-env tests on the sanitized module $so (LD_PRELOAD=$preload)"
+    echo "== differential, IS-MCTS, batch-env and self-play tests on the sanitized module $so (LD_PRELOAD=$preload)"
     # CPython keeps memory until exit by design: leak checking is off for the interpreter run.
     # -s: a sanitizer report goes to stderr, which pytest would otherwise capture and lose.
     export FORT_ENV_CORE="$so"
@@ -55,6 +55,7 @@ if [ "$module" = ON ]; then
     log="$build/pytest.log"
     LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" FORT_ENV_REQUIRE_CORE=1 \
         "$python" -m pytest tests/differential tests/test_ismcts.py tests/test_batch_vec_env.py \
+        tests/test_self_play.py tests/test_cpp_heuristics.py \
         -q -s -p no:xdist -p no:cacheprovider \
         -W error::pytest.PytestUnraisableExceptionWarning 2>&1 | tee "$log"
     # pytest's exit 5 (nothing collected) failed above; a run that passed nothing fails here

@@ -15,6 +15,7 @@ from agents.arena.ladder import (
     Bot,
     default_bots,
     ladder_markdown,
+    left_out,
     markers,
     run_ladder,
     write_section,
@@ -39,25 +40,48 @@ def test_ismcts_budget_in_milliseconds() -> None:
 def test_default_bots(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, untrained_policy_file: Path
 ) -> None:
-    monkeypatch.chdir(tmp_path)  # no runs/ here: the PPO bots are left out
+    monkeypatch.chdir(tmp_path)  # no runs/ here: the runs' PPO bots are left out
     names = [b.name for b in default_bots()]
     assert names[:5] == ["random", "builder", "scorer", "opportunist", "greedy"]
     assert "ismcts:ms=10" in names and "ismcts:ms=50" in names
-    assert not any(n.startswith("ppo") for n in names)
+    # the zoo's shipped policy, and the guided search with it, join out of the box
+    assert [n for n in names if n.startswith("ppo")] == ["ppo"] and "puct" in names
+    assert left_out() == [
+        "ppo-quick left out: no trained model at runs/quick/latest/model.safetensors: train "
+        "one with `fort-env train --preset quick`",
+        "ppo-full left out: no trained model at runs/full/latest/model.safetensors: train "
+        "one with `fort-env train --preset full`",
+    ]
     policy, _ = load_policy_file(untrained_policy_file)
-    model = save_policy(policy, tmp_path / "runs" / "quick" / "model", num_players=2)
-    four = save_policy(policy, tmp_path / "runs" / "full" / "model", num_players=4)
+    # the presets' newest runs (runs/PRESET/latest, a link to the run folder in training)
+    run = tmp_path / "runs" / "quick" / "20260101-000000"
+    model = save_policy(policy, run / "model", num_players=2)
+    (tmp_path / "runs" / "quick" / "latest").symlink_to(run.name)
+    four = save_policy(policy, tmp_path / "runs" / "full" / "latest" / "model", num_players=4)
+    assert left_out() == [
+        "ppo-full left out: runs/full/latest/model.safetensors plays 4 players, not 2 "
+        "(give --ppo-full PATH)"
+    ]
+    assert left_out(4) == [
+        "ppo-quick left out: runs/quick/latest/model.safetensors plays 2 players, not 4 "
+        "(give --ppo-quick PATH)"
+    ]
     bots = default_bots(ismcts_ms=[20, 200], ppo_full=model, add=["ismcts:iterations=5"])
     specs = {b.name: b.spec for b in bots}
-    assert specs["ppo-quick"] == "ppo:runs/quick/model.safetensors"  # found by default
+    assert specs["ppo-quick"] == "ppo:runs/quick/latest/model.safetensors"  # found by default
     assert specs["ppo-full"] == f"ppo:{model}"
     assert "ismcts:ms=20" in specs and "ismcts:ms=200" in specs
     assert "ismcts:iterations=5" in specs
-    # 4-player tables: the 2-player default is left out, the 4-player one joins, and the
-    # guided search joins only with a default model of that player count (runs/full first)
+    # 4-player tables: the 2-player default is left out, the 4-player one joins; the shipped
+    # policy and the guided search join wherever a model ships for the count
     specs4 = {b.name: b.spec for b in default_bots(num_players=4)}
-    assert "ppo-quick" not in specs4 and specs4["ppo-full"] == "ppo:runs/full/model.safetensors"
-    assert "puct" in specs4 and "puct" not in {b.name for b in default_bots(num_players=3)}
+    assert specs4["ppo-full"] == "ppo:runs/full/latest/model.safetensors"
+    assert "ppo-quick" not in specs4
+    assert specs4["ppo"] == "ppo" and "puct" in specs4
+    import agents.learned.zoo as zoo
+
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "empty-zoo")  # as if nothing shipped
+    assert not {"ppo", "puct"} & {b.name for b in default_bots(num_players=3)}
     with pytest.raises(ValueError, match="trained for 4 players"):
         default_bots(ppo_full=four)
     with pytest.raises(FileNotFoundError, match="ppo-full"):
@@ -137,12 +161,13 @@ def test_markdown_names_the_command_and_the_run() -> None:
 
 
 def test_console_script_ladder_and_rerun(tmp_path: Path) -> None:
-    """The command as a user runs it: two cheap bots, two games; the rerun replaces the
-    section (no duplication) and keeps the rest of the document."""
+    """The command as a user runs it: two cheap bots, two games; --write-docs writes the plot
+    and the section; the rerun replaces the section (no duplication) and keeps the rest of the
+    document."""
     doc = tmp_path / "docs" / "agents.md"
     doc.parent.mkdir()
     doc.write_text("# Agents\n\nBefore.\n")
-    args = ["ladder", "--bots", "builder,random", "--games", "2", "--doc", str(doc)]
+    args = ["ladder", "--bots", "builder,random", "--games", "2", "--doc", str(doc), "--write-docs"]
     proc = fort_env_cli(*args, "--seed", "4", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "Ladder: 2 players" in proc.stdout
@@ -152,7 +177,7 @@ def test_console_script_ladder_and_rerun(tmp_path: Path) -> None:
     begin, end = markers(2)
     text = doc.read_text()
     assert text.startswith("# Agents\n\nBefore.\n") and text.count(begin) == 1
-    assert "--seed 4" in text and "](ladder-2p.png)" in text
+    assert "--seed 4" in text and "](ladder-2p.png)" in text and "--write-docs" in text
     doc.write_text(text + "\nAfter.\n")
     again = fort_env_cli(*args, "--json", cwd=tmp_path)  # no --seed: a fresh one, printed
     assert again.returncode == 0, again.stderr
@@ -162,6 +187,53 @@ def test_console_script_ladder_and_rerun(tmp_path: Path) -> None:
     assert text.count(begin) == 1 and text.count(end) == 1
     assert "--seed 4 " not in text and f"--seed {result['seed']} " in text
     assert text.startswith("# Agents\n\nBefore.\n") and text.rstrip().endswith("After.")
+
+
+def test_ladder_writes_nothing_unless_asked(tmp_path: Path) -> None:
+    """By default the table only: docs/agents.md and docs/ladder-2p.png (tracked files) stay
+    as they are; --out writes into the folder named; --plot alone writes only the plot."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "agents.md").write_text("# Agents\n")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    args = ["ladder", "--bots", "builder,random", "--games", "2", "--seed", "3"]
+    proc = fort_env_cli(*args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "Ladder: 2 players, 2 games per table, 1 table, 2 games" in proc.stdout
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+    assert (docs / "agents.md").read_text() == "# Agents\n" and "wrote" not in proc.stderr
+    out = tmp_path / "ladder-out"
+    plot = tmp_path / "p.png"
+    result = CliRunner().invoke(app, [*args, "--out", str(out), "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "ladder-2p.json",
+        "ladder-2p.md",
+        "ladder-2p.png",
+    ]
+    assert json.loads((out / "ladder-2p.json").read_text())["seed"] == 3
+    assert "](ladder-2p.png)" in (out / "ladder-2p.md").read_text()
+    assert plot.read_bytes()[:8] == PNG_MAGIC
+    assert (docs / "agents.md").read_text() == "# Agents\n"  # --plot alone: no doc section
+    assert not (docs / "ladder-2p.png").exists()
+
+
+def test_tables_keep_the_run_folder_of_a_model(tmp_path: Path) -> None:
+    """Two models of the same preset differ only in their run folder: the ladder's table shows
+    both whole (rich cut them to "ppo:.../runs/quick-2026…" before)."""
+    from agents.arena.ladder import format_ladder
+
+    result = run_ladder([Bot("random", "random"), Bot("builder", "builder")], 2, 2, seed=1,
+                        progress=False)  # fmt: skip
+    deep = "/home/someone/projects/a-long-folder-name/fort-env/runs/quick"
+    names = [f"ppo:{deep}/20261126-190912/model.safetensors",
+             f"ppo:{deep}/20261126-191544/model.safetensors:deterministic=0"]  # fmt: skip
+    for row, name in zip(result["bots"], names, strict=True):
+        row["name"] = name
+    text = format_ladder(result)
+    assert "ppo:.../quick/20261126-190912/model.safetensors " in text
+    assert "ppo:.../quick/20261126-191544/model.safetensors:deterministic=0 " in text
+    assert "…" not in text
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +82,75 @@ def test_bots_private_choices_are_not_printed() -> None:
     assert "face down" in _public_text(state, layout.PICK_RULE + 4)
     card = game.cards[0]
     assert card.name not in _public_text(state, layout.LOOKOUT_CARD + 0)
+
+
+def test_the_table_is_shown_once_then_only_what_changed() -> None:
+    """The first decision shows the whole table; later ones the lines that changed (the old
+    loop reprinted ~30 lines every time); 't' prints it all again."""
+    read, prompts = scripted("t", then="0")
+    out: list[str] = []
+    play_human(2, ["builder"], seed=4, input_fn=read, output_fn=out.append)
+    text = "\n".join(out)
+    assert text.count("Park deck:") >= 2  # the first view and the one 't' asked for
+    decisions = text.count("Decision: ")
+    assert decisions > 20
+    assert text.count("Made-up rules in the stack") <= 2 + decisions // 4
+    assert len(out) < 12 * decisions  # a full table per decision was ~30 lines
+    assert "t for the table" in prompts[0]
+
+
+def test_why_a_card_in_hand_cannot_be_played() -> None:
+    """At a Play decision each card the mask leaves out says why (a play must use one of its
+    actions fully, rulebook p.6); the cards that can be played say nothing."""
+    from agents.arena.human import unplayable
+
+    game = FortGame(2)
+    for seed in range(40):
+        state = game.new_initial_state(seed=seed)
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            lines = unplayable(state, legal)
+            if lines:
+                first = game.layout.PLAY_CARD
+                playable = [a - first for a in legal if first <= a < first + game.num_cards]
+                assert all("cannot play" in line and "rulebook p.6" in line for line in lines)
+                for c in playable:
+                    assert not any(f"#{c}:" in line for line in lines)
+                return
+            state.apply_action(legal[0])
+    pytest.fail("no Play decision with an unplayable card in 40 games")
+
+
+def test_final_table_labels_the_fort_level_points() -> None:
+    from agents.arena.human import final_table
+
+    row = {"track": 12, "fort_level": 6, "made_up_rule": 0, "macaroni": 4, "total": 22, "level": 3}
+    text = final_table([row, {**row, "total": 18}], [0], human_seat=0)
+    head = text.splitlines()[0]
+    assert "Fort Level points" in head and "Victory Track" in head and "fort_level" not in head
+    assert head.rstrip().endswith("Fort Level") and text.splitlines()[1].split()[-1] == "3"
+
+
+def test_play_save_writes_a_record_that_replays(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from fort_env.records import load_record, replay
+    from fort_env.tools.cli import app
+
+    path = tmp_path / "game.json"
+    args = ["play", "--opponents", "random", "--seed", "5", "--save", str(path)]
+    result = CliRunner().invoke(app, args, input="0\n" * 3000)
+    assert result.exit_code == 0, result.output
+    assert f"saved the game to {path}" in result.output
+    record = load_record(path)
+    assert record["agents"] == ["you", "random"] and record["seed"] == 5
+    assert replay(record).is_terminal() and "result" in record
+    shown = CliRunner().invoke(app, ["replay", str(path)])
+    assert shown.exit_code == 0 and "player_0: you, player_1: random" in shown.output
+    quit_early = tmp_path / "quit.json"
+    result = CliRunner().invoke(app, [*args[:-1], str(quit_early)], input="0\n0\nq\n")
+    assert result.exit_code == 0, result.output
+    unfinished = load_record(quit_early)
+    assert "result" not in unfinished and not replay(unfinished).is_terminal()
+    bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "no" / "game.json")])
+    assert bad.exit_code == 2 and "--save" in bad.output

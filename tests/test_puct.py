@@ -109,8 +109,17 @@ def test_bad_settings_and_inputs(
         with pytest.raises(ValueError, match=bad.split("=")[0]):
             agents.make(f"puct:model={model}:{bad}")
     monkeypatch.chdir(tmp_path)  # none of the default model paths exists here
-    with pytest.raises(ModelFileError, match="no trained model"):
-        agents.make("puct")
+    import agents.learned.zoo as zoo
+
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "empty-zoo")  # as if nothing shipped
+    with pytest.raises(ModelFileError, match="no shipped model for 2 players"):
+        agents.make("puct:players=2")
+    assert agents.make("puct").model is None  # bare: the shipped model, at its first decision
+    # the quick start's model named before it is trained: one line saying how to get it
+    with pytest.raises(ModelFileError, match=r"train one with `fort-env train --preset quick`$"):
+        agents.make("ppo:runs/quick/latest/model.safetensors")
+    with pytest.raises(ModelFileError, match=r"NAME\.json\)$"):  # not a preset's path: no hint
+        agents.make("ppo:elsewhere/model.safetensors")
     agent = PUCTAgent(model, ms=0, iterations=2)
     state = FortGame(2).new_initial_state(1)
     obs = {"observation": state.observation_tensor(0), "action_mask": state.legal_actions_mask()}

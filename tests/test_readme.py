@@ -17,3 +17,28 @@ def test_engine_example_in_readme_runs() -> None:
     scope: dict[str, object] = {}
     exec(compile(match.group(1), "README.md", "exec"), scope)
     assert scope["state"].is_terminal()  # type: ignore[attr-defined]
+
+
+def test_play_section_commands_name_real_options() -> None:
+    """Every option the README's "Play, save and replay a game" commands use is one its
+    command takes (``--help``), and its replay line reads what ``play --save`` writes."""
+    from typer.testing import CliRunner
+
+    from fort_env.tools.cli import app
+
+    text = README.read_text(encoding="utf-8").split("## Play, save and replay a game", 1)
+    assert len(text) == 2, "README.md has no section '## Play, save and replay a game'"
+    match = re.search(r"```bash\n(.*?)```", text[1], re.S)
+    assert match, "no bash block in '## Play, save and replay a game'"
+    commands = [line.split("#")[0] for line in match.group(1).replace("\\\n", " ").splitlines()]
+    seen = set()
+    for command in filter(str.strip, commands):
+        words = command.split()
+        assert words[0] == "fort-env", command
+        options = [w for w in words if w.startswith("--")]
+        shown = CliRunner().invoke(app, [words[1], "--help"], env={"COLUMNS": "200"})
+        assert shown.exit_code == 0, shown.output
+        for option in options:
+            assert option in shown.output, f"{words[1]} has no {option}"
+        seen.add(words[1])
+    assert seen == {"play", "replay", "tournament"}

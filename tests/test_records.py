@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -115,6 +116,10 @@ def _tampered(record: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict
         (("seed",), -1, "'seed'"),
         (("actions",), [1, "x"], "'actions'"),
         (("result",), [], "'result'"),
+        (("first_player",), 2, "'first_player'"),
+        (("first_player",), True, "'first_player'"),
+        (("agents",), ["you"], "'agents'"),
+        (("agents",), ["you", 3], "'agents'"),
     ],
 )
 def test_malformed_records_name_the_field(path: tuple[Any, ...], value: Any, message: str) -> None:
@@ -271,3 +276,62 @@ def test_huge_ints_in_a_record_are_record_errors(tmp_path: Path) -> None:
     for field, value in (("seed", 10**5000), ("actions", [10**5000])):
         with pytest.raises(RecordError, match="an int of 5001 digits"):
             replay({**record, field: value})
+
+
+def test_a_record_keeps_a_fixed_first_player() -> None:
+    """Games dealt with first_player=k (the tournament's rotation) replay from their record;
+    records without it draw the first player from the seed, as before."""
+    import agents
+    from agents.arena.games import play_game
+
+    game = fort_env.FortGame(3)
+    for first in (1, 2):
+        bots = [agents.make("random", seed=s) for s in range(3)]
+        record_of, final = play_game(game, bots, seed=9, first_player=first, record_actions=True)
+        assert record_of.actions is not None and record_of.seed == 9
+        config = {"num_players": 3, "setup": "basic", "cards": None}
+        record = make_record(config, 9, record_of.actions, final, first_player=first)
+        assert record["first_player"] == first
+        assert replay(json.loads(dumps_record(record))).to_dict() == final.to_dict()
+        with pytest.raises(RecordError):  # the same actions from the seed's own first player
+            replay({k: v for k, v in record.items() if k != "first_player"})
+    assert "first_player" not in played(2, "basic", 0).to_record()
+
+
+def test_cli_replay_columns_labels_and_counts(tmp_path: Path) -> None:
+    """The decision column fits STOP_OR_CONTINUE, the breakdown says "Fort Level points" for
+    the points and "Fort Level" for the level, and one card is "1 card"."""
+    from fort_env.views.text import score_line, state_to_string
+
+    for seed in range(30):
+        env = played(2, "basic", seed)
+        if "STOP_OR_CONTINUE" in CliRunner().invoke(app, ["replay", _saved(env, tmp_path)]).output:
+            break
+    else:
+        pytest.fail("no STOP_OR_CONTINUE decision in 30 random games")
+    output = CliRunner().invoke(app, ["replay", _saved(env, tmp_path)]).output
+    rows = [line for line in output.splitlines() if line.startswith(" ") and "  player_" in line]
+    starts = {len(line) - len(line.split("  player_", 1)[1].split(None, 1)[1]) for line in rows}
+    assert len(starts) == 1  # every action starts in the same column
+    breakdown = [line for line in output.splitlines() if line.startswith("player_")]
+    assert len(breakdown) == 2 and all("Fort Level points " in line for line in breakdown)
+    assert all(re.search(r"\(Fort Level \d\)$", line) for line in breakdown)
+    assert "fort_level" not in output
+    row = {"track": 3, "fort_level": 1, "made_up_rule": 0, "macaroni": 0, "total": 4, "level": 1}
+    assert score_line(row) == (
+        "Victory Track 3, Fort Level points 1, made-up rule 0, macaroni sculpture 0, total 4 "
+        "(Fort Level 1)"
+    )
+    state = fort_env.FortGame(2).new_initial_state(seed=1)
+    text = state_to_string(state)
+    assert not re.search(r"\b1 cards\b", text) and " cards" in text
+    deck = state.cards_in(fort_env.game.constants.DECK, 0)
+    for c in deck[1:]:  # one card left in the deck
+        state.zone[c] = fort_env.game.constants.DISCARD
+    assert "deck: 1 card\n" in state_to_string(state)
+
+
+def _saved(env: fort_env.raw_env, folder: Path) -> str:
+    path = folder / "game.json"
+    save_record(env.to_record(), path)
+    return str(path)

@@ -193,6 +193,24 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
             np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
 
 
+def test_saved_files_get_the_umask_mode_like_the_run_s_other_files(tmp_path: Path) -> None:
+    """safetensors' own writer made model.safetensors 0600 beside a 0644 model.json."""
+    import os
+
+    old = os.umask(0o022)
+    try:
+        model = _model()
+        weights = save_checkpoint_files(
+            model, tmp_path / "c", num_players=2, setup="basic", training={}
+        )
+    finally:
+        os.umask(old)
+    optimizer = tmp_path / "c.optimizer.safetensors"
+    for path in (weights, tmp_path / "c.json", optimizer):
+        assert path.stat().st_mode & 0o777 == 0o644, (path, oct(path.stat().st_mode))
+    assert load_policy_file(weights)[1]["optimizer"]["file"] == optimizer.name
+
+
 def test_saving_for_the_wrong_game_is_refused(tmp_path: Path) -> None:
     from agents.learned.policy_file import _build_policy
 

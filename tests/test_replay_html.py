@@ -52,10 +52,17 @@ def test_frames_follow_the_game(game: tuple[dict[str, Any], list[Any], dict[str,
     record, states, data = game
     frames = data["frames"]
     assert len(frames) == len(record["actions"]) + 1
-    assert data["meta"] == {
+    meta = {k: v for k, v in data["meta"].items() if k not in ("card_text", "score_labels")}
+    assert meta == {
         "num_players": 3, "setup": "basic", "seed": 11,
         "decisions": len(record["actions"]), "finished": True,
     }  # fmt: skip
+    card = fort_env.FortGame(3).cards[3]
+    label = f"{card.name} [{'/'.join(card.suit_names)}]#3"
+    assert data["meta"]["card_text"][label] == (
+        f"public: {card.public or '-'} | private: {card.private or '-'}"
+    )
+    assert data["meta"]["score_labels"]["fort_level"] == "Fort Level points"
     assert json.loads(json.dumps(data)) == data  # JSON-able as it is
     for i in (0, 1, len(frames) // 2, len(frames) - 2):
         state, action = states[i]
@@ -142,7 +149,7 @@ def find(pattern: str, text: str) -> str:
 
 
 def items(ul_body: str) -> list[str]:
-    return [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", ul_body)]
+    return [html.unescape(x) for x in re.findall(r"<li(?: title=\"[^\"]*\")?>(.*?)</li>", ul_body)]
 
 
 def seats_of(dom: str) -> dict[int, dict[str, Any]]:
@@ -178,12 +185,13 @@ def test_chromium_renders_the_board_at_several_decisions(tmp_path: Path, game: A
             assert seats[p]["fort_level"] == seat["fort_level"]
             assert seats[p]["stuff"] == f"Stuff {seat['stuff'][0]} pizza {seat['stuff'][1]} toys"
             assert seats[p]["yard"] == seat["yard"]
+        hand = re.search(r'<ul class="cards hand">(.*?)</ul>', dom, re.S)  # player_0's
+        chips = re.findall(r'<li title="([^"]*)">(.*?)</li>', hand.group(1) if hand else "")
+        assert [(html.unescape(a), html.unescape(b)) for a, b in chips] == [
+            (data["meta"]["card_text"][c], c) for c in frame["seats"][0]["hand"]
+        ]  # each chip's text on hover
         park = re.search(r'<ul id="park" class="cards">(.*?)</ul>', dom, re.S)
-        assert (
-            park
-            and [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", park.group(1))]
-            == frame["park"]
-        )
+        assert park and items(park.group(1)) == frame["park"]
         if step < last:
             who = frame["decision"]["player"]
             assert text_of(dom, "decision") == f"player_{who} decides: {frame['decision']['kind']}"
@@ -194,6 +202,9 @@ def test_chromium_renders_the_board_at_several_decisions(tmp_path: Path, game: A
             assert text_of(dom, "decision") == "Game over"
             assert '<section id="final">' in dom
             totals = [int(t) for t in re.findall(r'<td class="total">(\d+)</td>', dom)]
+            heads = dict(re.findall(r'<th data-key="(\w+)">(.*?)</th>', dom))
+            assert heads["fort_level"] == "Fort Level points" and heads["level"] == "Fort Level"
+            assert heads["track"] == "Victory Track"
             assert totals == [row["total"] for row in frame["final"]["scores"]]
             winners = ", ".join(f"player_{p}" for p in frame["final"]["winners"])
             assert text_of(dom, "winners") == f"Winners: {winners}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -152,3 +153,59 @@ def test_summarize_counts_shared_victories_for_each_winner() -> None:
     assert r["agents"]["b"]["mean_rank"] == pytest.approx((2 + 3 + 1) / 3)
     # first players: seat 0 (won), seat 1 (lost), seat 2 (won)
     assert r["first_player_win_rate"] == pytest.approx(2 / 3)
+
+
+def test_table_keeps_the_run_folder_of_long_model_names(three_player: dict) -> None:
+    """Model specs deep in a folder: the table shows each whole from its preset's folder on
+    (the run folder tells two runs apart), never cut with an ellipsis."""
+    from agents.arena.tournament import display_names, short_name
+
+    deep = "ppo:/home/someone/projects/a-long-folder-name/fort-env/runs/quick"
+    a, b = f"{deep}/20261126-190912/model.safetensors", f"{deep}/20261126-191544/model.safetensors"
+    result = json.loads(json.dumps(three_player))
+    agents = result["agents"]
+    agents[a], agents[f"{b}:deterministic=0"] = agents.pop("builder"), agents.pop("random")
+    text = format_table(result)
+    assert "ppo:.../quick/20261126-190912/model.safetensors " in text
+    assert "ppo:.../quick/20261126-191544/model.safetensors:deterministic=0 " in text
+    assert "…" not in text and "scorer" in text
+    assert short_name("puct:model=/x/y/runs/full/latest/model.safetensors:ms=50") == (
+        "puct:model=.../full/latest/model.safetensors:ms=50"
+    )
+    assert short_name("ismcts:ms=50") == "ismcts:ms=50"
+    # two names alike once shortened: both shown whole
+    same = ["ppo:/a/b/runs/q/r/model.safetensors", "ppo:/c/d/runs/q/r/model.safetensors"]
+    assert display_names(same) == {n: n for n in same}
+
+
+def test_save_writes_records_that_replay(tmp_path: Path) -> None:
+    """--save DIR: one record per game (the first N with --save-games) that fort-env replay
+    reads; the games' seats, first players and results are the tournament's."""
+    from typer.testing import CliRunner
+
+    from fort_env.records import load_record, replay
+    from fort_env.tools.cli import app
+
+    out = tmp_path / "games"
+    args = ["tournament", "--agents", "builder,random", "--games", "4", "--seed", "2", "--json"]
+    result = CliRunner().invoke(app, [*args, "--save", str(out), "--save-games", "3"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    files = sorted(out.iterdir())
+    assert [f.name for f in files] == ["game-0000.json", "game-0001.json", "game-0002.json"]
+    records = [load_record(f) for f in files]
+    assert [r.get("first_player", 0) for r in records] == [0, 0, 1]  # rotation blocks of 2
+    wins = {"builder": 0.0, "random": 0.0}
+    for record in records:
+        final = replay(record)  # raises unless the actions and the result replay
+        assert final.is_terminal() and sorted(record["agents"]) == ["builder", "random"]
+        for seat in final.winners():
+            wins[record["agents"][seat]] += 1
+    assert wins["builder"] <= summary["agents"]["builder"]["wins"]
+    shown = CliRunner().invoke(app, ["replay", str(files[2])])
+    assert shown.exit_code == 0, shown.output
+    assert "player_0: " in shown.output.splitlines()[1] and "Winners:" in shown.output
+    every = CliRunner().invoke(app, [*args, "--games", "2", "--save", str(tmp_path / "all")])
+    assert every.exit_code == 0 and len(list((tmp_path / "all").iterdir())) == 2
+    alone = CliRunner().invoke(app, [*args, "--save-games", "1"])
+    assert alone.exit_code == 2 and "--save-games" in alone.output

@@ -168,7 +168,7 @@ def train_command(
     ] = None,
     torch_threads: Annotated[
         int | None,
-        typer.Option(min=0, max=256, help="torch threads (0: the cores the env threads leave)"),
+        typer.Option(min=0, max=256, help="torch threads (0: every core; 1 on a busy machine)"),
     ] = None,
     resume: Annotated[
         bool, typer.Option(help="continue the run in --out (default: the preset's newest run)")

@@ -367,7 +367,7 @@ def print_report(report: dict[str, Any], console: Any = None) -> None:
         )
     console.print(t)
     bt = Table(title="Winners' mean score breakdown (rulebook example: 17 + 23 + 4 + 4 = 48)")
-    for col in ("players", "track", "fort level", "made-up rule", "sculpture"):
+    for col in ("players", "track", "Fort Level points", "made-up rule", "sculpture"):
         bt.add_column(col, justify="right")
     for n, r in report["by_players"].items():
         b = r["winner_breakdown"]

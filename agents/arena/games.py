@@ -23,7 +23,8 @@ from fort_env import FortGame, FortState
 from fort_env.game.constants import MAX_FORT_LEVEL, PARK_DECK, SCORE_TRIGGER
 
 __all__ = [
-    "GAME_TORCH_THREADS", "TRIGGERS", "DecisionInfo", "GameRecord", "Observer", "decision_info",
+    "GAME_TORCH_THREADS", "TRIGGERS", "DecisionInfo", "GameRecord", "Job", "Observer",
+    "decision_info",
     "derive_seed", "init_worker", "play_game", "run_one", "torch_threads",
 ]  # fmt: skip
 
@@ -49,6 +50,8 @@ class GameRecord:
     decisions_by_seat: list[int]
     first_player: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None  # the deal's seed (new_initial_state), set by run_one
+    actions: list[int] | None = None  # every action in order, when asked (record_actions)
 
     def position(self, seat: int) -> int:
         """Turn-order position of engine seat ``seat`` (0 = the first player)."""
@@ -131,12 +134,14 @@ def play_game(
     index: int = 0,
     observer: Observer | None = None,
     first_player: int = 0,
+    record_actions: bool = False,
 ) -> tuple[GameRecord, FortState]:
     """Play one game, ``agents[seat]`` at each engine seat, dealt from ``seed``, with
     ``first_player`` starting (rulebook p.2 step 1).
 
     ``observer`` (analysis) sees every action; what its ``end`` returns goes into
-    ``record.extra``. Returns the record and the final state.
+    ``record.extra``. With ``record_actions``, ``record.actions`` lists every action (what a
+    saved game, ``fort_env.records``, needs). Returns the record and the final state.
 
     Raises:
         fort_env.IllegalActionError: an agent returned an illegal action.
@@ -147,6 +152,7 @@ def play_game(
     counts = [0] * n
     decisions = 0
     triggers: list[str] = []
+    taken: list[int] | None = [] if record_actions else None
     while not state.is_terminal():
         seat = state.current_player()
         info = decision_info(state, seat)
@@ -158,6 +164,8 @@ def play_game(
         if observer is not None:
             observer.before(state, seat, action)
         state.apply_action(action)
+        if taken is not None:
+            taken.append(action)
         if observer is not None:
             observer.after(state, seat, action)
         decisions += 1
@@ -180,6 +188,8 @@ def play_game(
         think=think,
         decisions_by_seat=counts,
         first_player=first_player,
+        seed=seed,
+        actions=taken,
     )
     if observer is not None:
         record.extra = observer.end(state)
@@ -227,10 +237,15 @@ def init_worker(
     torch_threads(GAME_TORCH_THREADS)  # after make: the agents' imports load torch
 
 
-def run_one(args: tuple[int, int, bool]) -> GameRecord:
+Job = tuple[int, int, bool, bool]
+"""What :func:`run_one` plays: ``(game index, run seed, duplicate deals, record actions)``."""
+
+
+def run_one(args: Job) -> GameRecord:
     """Play game ``g`` of a run with seed ``seed`` (in a worker, or in-process); with
-    ``duplicate``, the games of a rotation block share one deal."""
-    g, seed, duplicate = args
+    ``duplicate``, the games of a rotation block share one deal; with ``record_actions``, the
+    record keeps the game's actions (``GameRecord.actions``)."""
+    g, seed, duplicate, record_actions = args
     game: FortGame = _WORKER["game"]
     agents: list[Agent] = _WORKER["agents"]
     n = game.num_players
@@ -238,12 +253,15 @@ def run_one(args: tuple[int, int, bool]) -> GameRecord:
     for i in range(n):
         seating[(i + g) % n] = i
     for i, agent in enumerate(agents):
-        agent.seed(derive_seed(seed, g, i))
+        seed_agent = getattr(agent, "seed", None)
+        if callable(seed_agent):  # a user's agent may have nothing to seed
+            seed_agent(derive_seed(seed, g, i))
     factory = _WORKER.get("observer")
     observer = factory() if factory is not None else None
     block = g // n
     deal = derive_seed(seed, block, 1_000_003) if duplicate else derive_seed(seed, g, 2_000_003)
     bots = [agents[i] for i in seating]
-    record, _ = play_game(game, bots, deal, g, observer, first_player=block % n)
+    record, _ = play_game(game, bots, deal, g, observer, first_player=block % n,
+                          record_actions=record_actions)  # fmt: skip
     record.seating = seating
     return record

@@ -1,22 +1,26 @@
 """``fort-env play``: a person plays Fort in the terminal against bots.
 
-Each of the person's decisions shows the table from their seat
+The person's first decision shows the table from their seat
 (``fort_env.views.text.state_to_string`` with ``viewer`` set: rivals' hands and Lookout cards
-hidden), what is being decided, and the legal actions numbered, named by ``action_to_string``. They
-type a number; anything else (text, a number out of range, an empty line) is refused with a message
-and asked again, never a crash. ``q`` quits. A decision with a single legal action (e.g. a follow
-with no matching card, where only "pass" is left) is shown and taken for them. The bots' moves are
-printed as they happen, without what the person may not see (a rival's made-up rule choice, which
-card went into a Lookout, a draft pick). At the end the score breakdown (rulebook p.11) and the
-winners are shown.
+hidden) and their hand with the cards' texts; each later decision shows only the lines of it
+that changed since (``t`` shows it all again). Then what is being decided, and the legal actions
+numbered, named by ``action_to_string``; at a Play decision, each card in hand that cannot be
+played says why. They type a number; anything else (text, a number out of range, an empty
+line) is refused with a message and asked again, never a crash. ``q`` quits. A decision with
+a single legal action (e.g. a follow with no matching card, where only "pass" is left) is
+shown and taken for them. The bots' moves are printed as they happen, without what the person
+may not see (a rival's made-up rule choice, which card went into a Lookout, a draft pick). At
+the end the score breakdown (rulebook p.11) and the winners are shown.
 
 ``input_fn`` and ``output_fn`` are injectable, so the loop runs under test with scripted input.
+The game's actions are kept (``PlayResult.actions``), so ``fort-env play --save GAME.json``
+writes it as a record that ``fort-env replay`` reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
@@ -25,9 +29,10 @@ from agents.arena.games import decision_info
 from agents.base import Agent, LazyObservation
 from fort_env import FortGame, FortState
 from fort_env.game.constants import HAND, LOOKOUT, MADE_UP_RULES
-from fort_env.views.text import state_to_string
+from fort_env.game.decisions import DecisionKind
+from fort_env.views.text import SCORE_LABELS, card_label, state_to_string
 
-__all__ = ["HumanQuit", "PlayResult", "play_human", "resolve_opponents"]
+__all__ = ["HumanQuit", "PlayResult", "TableView", "play_human", "resolve_opponents", "unplayable"]
 
 
 class HumanQuit(Exception):
@@ -43,6 +48,9 @@ class PlayResult:
     winners: list[int]
     breakdown: list[dict[str, int]]
     quit: bool = False
+    seed: int = 0  # the deal (the first player drawn from it)
+    actions: list[int] = field(default_factory=list)  # every action of the game, in order
+    players: list[str] = field(default_factory=list)  # who sat at each seat ("you" or a spec)
 
 
 def resolve_opponents(opponents: Sequence[str], num_players: int) -> list[str]:
@@ -111,23 +119,92 @@ def _hand_text(state: FortState, seat: int) -> str:
     return "\n".join(lines)
 
 
+def unplayable(state: FortState, legal: Sequence[int]) -> list[str]:
+    """At a Play decision: one line per card in the acting seat's hand that it cannot play,
+    saying why. Every card in hand may be started; the exact mask leaves out a card none of
+    whose actions can be used fully from here (a play must use one fully, rulebook p.6)."""
+    if state.decision.kind != DecisionKind.PLAY:
+        return []
+    seat = state.current_player()
+    offset = state.game.layout.PLAY_CARD
+    allowed = set(legal)
+    return [
+        f"  (cannot play {card_label(state, int(c))}: neither of its actions can be used fully "
+        "now, and a play must use one fully, rulebook p.6)"
+        for c in np.flatnonzero((state.zone == HAND) & (state.owner == seat))
+        if offset + int(c) not in allowed
+    ]
+
+
+class TableView:
+    """The table from one seat, printed in full once, then only the lines that changed
+    (:meth:`changes`): a decision costs a few lines instead of the whole table."""
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.shown: dict[str, str] = {}
+
+    def lines(self, state: FortState) -> dict[str, str]:
+        """The table (``state_to_string``) and the hand with its texts, keyed by what each
+        line is about (``"Player 1"``, ``"Player 1 yard"``, ``"Park"``, ``"Your hand"``...)."""
+        out: dict[str, str] = {}
+        owner = ""
+        for line in state_to_string(state, viewer=self.seat).splitlines():
+            if line.startswith("Player "):
+                owner = f"Player {line.split()[1].rstrip(':')}"  # "Player 1"
+                out[owner] = line
+            elif line.startswith("  ") and owner:
+                zone, _, rest = line.strip().partition(": ")
+                if owner != f"Player {self.seat}" or zone != "hand":  # "Your hand" shows it
+                    out[f"{owner} {zone}"] = f"{owner} {zone}: {rest}"
+            else:
+                out[line.partition(":")[0]] = line
+        out["Your hand"] = _hand_text(state, self.seat)
+        return out
+
+    def full(self, state: FortState) -> str:
+        """The whole table (as ``state_to_string`` prints it) and the hand; remembered."""
+        self.shown = self.lines(state)
+        return state_to_string(state, viewer=self.seat) + "\n" + self.shown["Your hand"]
+
+    def changes(self, state: FortState) -> str:
+        """The lines that changed since the table was last shown (all of it the first time)."""
+        if not self.shown:
+            return self.full(state)
+        now = self.lines(state)
+        changed = [text for key, text in now.items() if self.shown.get(key) != text]
+        self.shown = now
+        return "\n".join(changed)
+
+
+def _show_table(view: TableView, state: FortState, output_fn: Callable[[str], None]) -> None:
+    output_fn(view.full(state))
+
+
 def ask(legal: Sequence[int], labels: Sequence[str], input_fn: Callable[[str], str],
-        output_fn: Callable[[str], None]) -> int:  # fmt: skip
+        output_fn: Callable[[str], None],
+        show_table: Callable[[], None] | None = None) -> int:  # fmt: skip
     """Show the numbered actions and read a valid choice (asks again on bad input).
+
+    ``show_table``: what ``t`` prints (the whole table), if given.
 
     Raises:
         HumanQuit: ``q``/``quit`` typed, or the input ended (EOF).
     """
     for k, label in enumerate(labels):
         output_fn(f"  [{k}] {label}")
+    table = ", t for the table" if show_table is not None else ""
     while True:
         try:
-            raw = input_fn(f"Your choice (0-{len(legal) - 1}, q to quit): ")
+            raw = input_fn(f"Your choice (0-{len(legal) - 1}{table}, q to quit): ")
         except (EOFError, KeyboardInterrupt) as exc:
             raise HumanQuit from exc
         text = raw.strip().lower()
         if text in ("q", "quit", "exit"):
             raise HumanQuit
+        if show_table is not None and text in ("t", "table"):
+            show_table()
+            continue
         if not text.isdigit():
             output_fn(f"Please type a number from 0 to {len(legal) - 1}.")
             continue
@@ -179,6 +256,9 @@ def play_human(
               f"player {state.current_player()} starts.")  # fmt: skip
     for seat, bot in bots.items():
         output_fn(f"  player {seat}: {bot.name}")
+    output_fn("The table is shown once; then each decision shows what changed (t: all of it).")
+    view = TableView(human_seat)
+    actions: list[int] = []
     quit_ = False
     try:
         while not state.is_terminal():
@@ -186,15 +266,19 @@ def play_human(
             if seat == human_seat:
                 legal = state.legal_actions()
                 output_fn("")
-                output_fn(state_to_string(state, viewer=human_seat))
-                output_fn(_hand_text(state, human_seat))
+                changed = view.changes(state)
+                if changed:
+                    output_fn(changed)
                 output_fn(_describe(state))
                 if len(legal) == 1:
                     action = legal[0]
                     output_fn(f"  (only one choice: {state.action_to_string(action)})")
                 else:
                     labels = [state.action_to_string(a) for a in legal]
-                    action = ask(legal, labels, input_fn, output_fn)
+                    for line in unplayable(state, legal):
+                        output_fn(line)
+                    show = partial(_show_table, view, state, output_fn)
+                    action = ask(legal, labels, input_fn, output_fn, show)
             else:
                 info = decision_info(state, seat)
                 obs = LazyObservation(
@@ -203,6 +287,7 @@ def play_human(
                 action = int(bots[seat].act(obs, info))
                 output_fn(f"player {seat}: {_public_text(state, action)}")
             state.apply_action(action)
+            actions.append(int(action))
     except HumanQuit:
         quit_ = True
         output_fn("You left the game.")
@@ -210,16 +295,25 @@ def play_human(
     winners = state.winners() if state.is_terminal() else []
     output_fn("")
     output_fn(final_table(breakdown, winners, human_seat))
-    return PlayResult(state, human_seat, list(winners), breakdown, quit_)
+    players = ["you" if seat == human_seat else str(bots[seat].name) for seat in range(num_players)]
+    return PlayResult(state, human_seat, list(winners), breakdown, quit_, seed, actions, players)
+
+
+FINAL_COLUMNS = ("track", "fort_level", "made_up_rule", "macaroni", "total", "level")
 
 
 def final_table(breakdown: list[dict[str, int]], winners: Sequence[int], human_seat: int) -> str:
-    """The score breakdown as text (rulebook p.11: track, Fort Level, rule, sculpture)."""
-    cols = ("track", "fort_level", "made_up_rule", "macaroni", "total")
-    lines = ["player      " + " ".join(f"{c:>12}" for c in cols)]
+    """The score breakdown as text (rulebook p.11: the Victory Track, the Fort Level's points,
+    the made-up rule, the sculpture; the Fort Level itself last, the tie-break), each column
+    headed by its words (``fort_env.views.text.SCORE_LABELS``)."""
+    cols = [c for c in FINAL_COLUMNS if c in breakdown[0]] if breakdown else []
+    widths = [max(6, len(SCORE_LABELS.get(c, c))) for c in cols]
+    heads = " ".join(f"{SCORE_LABELS.get(c, c):>{w}}" for c, w in zip(cols, widths, strict=True))
+    lines = [f"{'player':<12}" + heads]
     for p, row in enumerate(breakdown):
         who = f"{p}{' (you)' if p == human_seat else ''}"
-        lines.append(f"{who:<12}" + " ".join(f"{row[c]:>12}" for c in cols))
+        cells = " ".join(f"{row[c]:>{w}}" for c, w in zip(cols, widths, strict=True))
+        lines.append(f"{who:<12}" + cells)
     if winners:
         names = ", ".join("you" if w == human_seat else f"player {w}" for w in winners)
         lines.append(f"Winner{'s' if len(winners) > 1 else ''}: {names}")

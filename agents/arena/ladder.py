@@ -1,9 +1,12 @@
 """The ladder: one seat-rotated round robin of every bot, OpenSkill ratings, a table, a plot and
 a generated section of ``docs/agents.md``.
 
-``fort-env ladder`` (:func:`agents.cli.register_ladder`) calls :func:`run_ladder`, prints
-:func:`format_ladder`, writes :func:`plot_ladder` and replaces the section of the document
-between :func:`markers` with :func:`ladder_markdown` (:func:`write_section`).
+``fort-env ladder`` (:func:`agents.cli.register_ladder`) calls :func:`run_ladder` and prints
+:func:`format_ladder`. It writes files only where asked: ``--write-docs`` writes
+:func:`plot_ladder` (``docs/ladder-Np.png``) and replaces the section of ``docs/agents.md``
+between :func:`markers` with :func:`ladder_markdown` (:func:`write_section`); ``--doc`` and
+``--plot`` name other files (each alone writes only itself); ``--out DIR`` writes the result,
+the plot and the section into ``DIR`` (:func:`write_outputs`).
 
 How the games are played
 ------------------------
@@ -11,10 +14,12 @@ How the games are played
 - **Bots**: :func:`default_bots` lists them: ``random``, the three heuristics (``builder``,
   which ``heuristic`` names, ``scorer``, ``opportunist``), ``greedy``, IS-MCTS at two time
   budgets (``ismcts:ms=A``, ``ismcts:ms=B``), the PPO policies of the ``quick`` and ``full``
-  training presets when their model files exist and play the ladder's player count
-  (``runs/quick/model.safetensors``, ``runs/full/model.safetensors``, or the paths given), and
-  the policy-guided search when an agent named in :data:`GUIDED_NAMES` is registered and
-  builds without arguments with a model of that player count. More
+  training presets when their model files exist and play the ladder's player count (the
+  presets' newest runs, ``runs/quick/latest/model.safetensors`` and
+  ``runs/full/latest/model.safetensors``, or the paths given; :func:`left_out` says why one is
+  missing), the zoo's shipped policy ``ppo`` (``agents.learned.zoo``) when one ships for the
+  player count, and the policy-guided search when an agent named in :data:`GUIDED_NAMES` is
+  registered and builds without arguments (searching with the shipped model). More
   agent specs can be added (``--add``).
 - **Tables**: every combination of ``num_players`` different bots plays ``games`` games
   (for 2 players: every pair). Each table is one :func:`agents.arena.tournament.run_tournament`
@@ -68,19 +73,17 @@ from typing import Any
 import numpy as np
 
 from agents.arena.games import GameRecord
-from agents.arena.tournament import run_tournament, summarize
+from agents.arena.tournament import display_names, run_tournament, summarize
+from agents.learned.policy_file import missing_model, preset_model
 
 __all__ = [
     "GUIDED_NAMES", "LADDER_KEY", "Bot", "default_bots", "format_ladder", "ladder_markdown",
-    "markers", "plot_ladder", "run_ladder", "write_section",
+    "left_out", "markers", "plot_ladder", "run_ladder", "write_outputs", "write_section",
 ]  # fmt: skip
 
 LADDER_KEY = 0x1ADDE5  # mixed into every table's seed (module docstring)
 DEFAULT_ISMCTS_MS = (10, 50)
-PPO_DEFAULTS = {
-    "ppo-quick": Path("runs/quick/model.safetensors"),
-    "ppo-full": Path("runs/full/model.safetensors"),
-}
+PPO_DEFAULTS = {"ppo-quick": preset_model("quick"), "ppo-full": preset_model("full")}
 # the policy-guided search (issue 17 item 3) joins the ladder once registered under one of these
 GUIDED_NAMES = ("guided", "puct")
 INTERVAL_SIGMAS = 2.0
@@ -104,9 +107,10 @@ def default_bots(
     """The ladder's bots (module docstring) for tables of ``num_players``.
 
     ``ppo_quick`` / ``ppo_full``: a model file (``.safetensors``, ``agents.learned.policy_file``);
-    if ``None``, the preset's default output under ``runs/`` is used when it exists (relative to
-    the working directory) and was trained for ``num_players`` players, and the bot is left
-    out otherwise. The guided search joins on the same condition (its default model).
+    if ``None``, the preset's newest run (``runs/PRESET/latest/model.safetensors``, relative to
+    the working directory) is used when it exists and was trained for ``num_players`` players,
+    and the bot is left out otherwise (:func:`left_out` says why). The guided search joins on
+    the same condition (its default model).
 
     Raises:
         FileNotFoundError: a PPO model file given explicitly does not exist.
@@ -141,14 +145,20 @@ def default_bots(
         else:
             continue
         bots.append(Bot(name, f"ppo:{path}"))
+    shipped = _shipped_counts()
+    if num_players in shipped:  # the zoo's policy for this table (agents.learned.zoo)
+        bots.append(Bot("ppo", "ppo"))
     for guided in GUIDED_NAMES:
         if guided in available():
             try:
                 agent = make(guided)
             except (ValueError, OSError, ImportError):
                 continue  # needs arguments: add it with --add
-            if getattr(agent, "num_players", num_players) != num_players:
-                continue  # its default model plays another player count: --add puct:model=
+            plays = getattr(agent, "num_players", num_players)
+            if plays is None and num_players not in shipped:
+                continue  # no shipped model to search with at this count
+            if plays is not None and plays != num_players:
+                continue  # its model plays another player count: --add puct:model=
             bots.append(Bot(guided, guided))
             break
     bots.extend(Bot(s.strip(), s.strip()) for s in add)
@@ -157,6 +167,42 @@ def default_bots(
     if twice:
         raise ValueError(f"the same bot twice in the ladder: {', '.join(twice)}")
     return bots
+
+
+def _shipped_counts() -> set[int]:
+    """The player counts the zoo ships a policy for (none without the train extra)."""
+    try:
+        from agents.learned.zoo import shipped_models
+    except ImportError:
+        return set()
+    return set(shipped_models())
+
+
+def left_out(
+    num_players: int = 2,
+    ppo_quick: str | os.PathLike[str] | None = None,
+    ppo_full: str | os.PathLike[str] | None = None,
+) -> list[str]:
+    """One line per PPO bot :func:`default_bots` leaves out, saying why and how to get it:
+    ``ppo-quick left out: no trained model at runs/quick/latest/model.safetensors: train one
+    with `fort-env train --preset quick```."""
+    from agents.learned.policy_file import trained_num_players
+
+    out = []
+    for name, given in (("ppo-quick", ppo_quick), ("ppo-full", ppo_full)):
+        path = PPO_DEFAULTS[name]
+        if given is not None:
+            continue
+        if not path.is_file():
+            out.append(f"{name} left out: {missing_model(path)}")
+            continue
+        trained_for = trained_num_players(path)
+        if trained_for != num_players:
+            out.append(
+                f"{name} left out: {path} plays {trained_for} players, not {num_players} "
+                f"(give --{name} PATH)"
+            )
+    return out
 
 
 def _derive(*key: int) -> int:
@@ -279,19 +325,27 @@ def format_ladder(result: dict[str, Any]) -> str:
     from rich.console import Console
     from rich.table import Table
 
+    from fort_env.views.text import plural
+
+    shown = display_names([row["name"] for row in result["bots"]])
+    width = max(len(name) for name in shown.values())
     table = Table(
-        title=f"Ladder: {result['num_players']} players, {result['games_per_table']} games per "
-        f"table, {result['tables']} tables, {result['games']} games"
+        title=f"Ladder: {result['num_players']} players, "
+        f"{plural(result['games_per_table'], 'game')} per table, "
+        f"{plural(result['tables'], 'table')}, {plural(result['games'], 'game')}"
     )
     columns = ("#", "bot", "mu", "mu ± 2 sigma", "ordinal", "games", "win rate", "95% CI")
     for col in (*columns, "ms/dec"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+        if col == "bot":  # never cut: a model's run folder is what tells two apart
+            table.add_column(col, justify="left", no_wrap=True, min_width=width)
+        else:
+            table.add_column(col, justify="right")
     for rank, row in enumerate(result["bots"], 1):
         lo, hi = row["interval"]
         wlo, whi = row["win_rate_ci95"]
         table.add_row(
             str(rank),
-            row["name"],
+            shown[row["name"]],
             f"{row['mu']:.2f}",
             f"[{lo:.1f}, {hi:.1f}]",
             f"{row['ordinal']:.2f}",
@@ -301,7 +355,7 @@ def format_ladder(result: dict[str, Any]) -> str:
             f"{row['ms_per_decision']:.1f}",
         )
     buf = StringIO()
-    console = Console(file=buf, width=120, force_terminal=False, color_system=None)
+    console = Console(file=buf, width=max(120, width + 90), force_terminal=False, color_system=None)
     console.print(table)
     console.print(
         f"seed {result['seed']}; {result['workers']} worker(s); wall time "
@@ -342,6 +396,28 @@ def plot_ladder(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return out
+
+
+def write_outputs(result: dict[str, Any], out: str | os.PathLike[str]) -> list[Path]:
+    """Write a ladder into the folder ``out``: ``ladder-Np.json`` (the result), ``ladder-Np.png``
+    (:func:`plot_ladder`) and ``ladder-Np.md`` (:func:`ladder_markdown`, showing the plot).
+    Returns the paths.
+
+    Raises:
+        ImportError: matplotlib is not installed (the ``train`` extra).
+        OSError: the folder or a file cannot be written.
+    """
+    import json
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"ladder-{result['num_players']}p"
+    data = folder / f"{stem}.json"
+    data.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    plot = plot_ladder(result, folder / f"{stem}.png")
+    text = folder / f"{stem}.md"
+    text.write_text(ladder_markdown(result, plot.name), encoding="utf-8")
+    return [data, plot, text]
 
 
 def markers(num_players: int) -> tuple[str, str]:

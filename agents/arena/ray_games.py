@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agents.arena.games import Job
 
 __all__ = ["connect", "play_on_ray"]
 
@@ -83,7 +86,7 @@ def _play_chunk(
     setup: str,
     cards: str | None,
     observer: Any,
-    jobs: list[tuple[int, int, bool]],
+    jobs: list[Job],
 ) -> list[Any]:
     """One Ray task: the games ``jobs`` (``agents.arena.games.run_one``'s arguments)."""
     from agents.arena.games import init_worker, run_one
@@ -94,7 +97,7 @@ def _play_chunk(
 
 def play_on_ray(
     address: str,
-    jobs: Sequence[tuple[int, int, bool]],
+    jobs: Sequence[Job],
     specs: Sequence[str],
     num_players: int,
     setup: str,
@@ -106,7 +109,8 @@ def play_on_ray(
 
     Args:
         address: the cluster (module docstring).
-        jobs: ``(game index, run seed, duplicate deals)`` per game.
+        jobs: ``(game index, run seed, duplicate deals, record actions)`` per game
+            (``agents.arena.games.Job``).
         specs, num_players, setup, cards, observer: as ``agents.arena.tournament.run_tournament``.
         chunks_per_cpu: tasks per CPU of the cluster (more: finer load balance and progress,
             more agent set-ups).

@@ -71,6 +71,7 @@ import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,13 @@ from agents.arena.games import (
 )
 from fort_env import FortGame
 
-__all__ = ["format_table", "run_tournament", "summarize", "unique_names", "wilson_interval"]
+__all__ = [
+    "display_names", "format_table", "game_records", "run_tournament", "save_game_records",
+    "short_name", "summarize", "unique_names", "wilson_interval",
+]  # fmt: skip
+
+PATH_KEEP = 3
+"""Path components a table keeps of an agent's file: ``PRESET/RUN/FILE`` (:func:`short_name`)."""
 
 
 def wilson_interval(wins: int, games: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -115,6 +122,28 @@ def unique_names(specs: Sequence[str]) -> list[str]:
     return out
 
 
+def short_name(name: str, keep: int = PATH_KEEP) -> str:
+    """An agent's name as a table shows it: every path in it cut to its last ``keep``
+    components (``ppo:/home/me/fort/runs/quick/20261126-190912/model.safetensors`` ->
+    ``ppo:.../quick/20261126-190912/model.safetensors``), so the run folder that tells two
+    models apart stays; names without a long path are unchanged."""
+    parts = []
+    for part in name.split(":"):
+        key, eq, value = part.partition("=") if "=" in part else ("", "", part)
+        pieces = value.split("/")
+        if len(pieces) > keep:
+            value = ".../" + "/".join(pieces[-keep:])
+        parts.append(f"{key}{eq}{value}")
+    return ":".join(parts)
+
+
+def display_names(names: Sequence[str]) -> dict[str, str]:
+    """Name -> what a table shows (:func:`short_name`); the full names if two would be shown
+    alike."""
+    short = {name: short_name(name) for name in names}
+    return short if len(set(short.values())) == len(short) else {n: n for n in names}
+
+
 def run_tournament(
     agent_specs: Sequence[str],
     num_players: int,
@@ -128,6 +157,7 @@ def run_tournament(
     observer: Any = None,
     duplicate_deals: bool = True,
     ray_address: str | None = None,
+    record_games: int = 0,
 ) -> dict[str, Any]:
     """Play ``games`` games between ``agent_specs`` and summarise them (module docstring).
 
@@ -149,6 +179,9 @@ def run_tournament(
             where replaying a deal adds no information).
         ray_address: play the games in Ray tasks on this cluster instead (``local``,
             ``auto`` or ``HOST:PORT``; ``agents.arena.ray_games``); ``workers`` is then unused.
+        record_games: the first ``record_games`` games keep their actions
+            (``GameRecord.actions``), for :func:`game_records` / :func:`save_game_records`;
+            they are returned with ``return_records``.
 
     Every process playing the games runs torch on one intra-op thread
     (:func:`torch_threads`); with ``workers=1`` the caller's count is restored after.
@@ -176,7 +209,7 @@ def run_tournament(
         from agents.arena.ray_games import connect
 
         connect(ray_address)
-    jobs = [(g, seed, duplicate_deals) for g in range(games)]
+    jobs = [(g, seed, duplicate_deals, g < record_games) for g in range(games)]
     records: list[GameRecord] = []
     start = time.perf_counter()
     bar = tqdm(total=games, file=sys.stderr, disable=not progress, desc="games", unit="game")
@@ -225,6 +258,59 @@ def run_tournament(
     if return_records:
         result["records"] = records
     return result
+
+
+def game_records(
+    records: Sequence[GameRecord],
+    names: Sequence[str],
+    num_players: int,
+    setup: str = "basic",
+    cards: str | None = None,
+) -> list[tuple[int, dict[str, Any]]]:
+    """``(game index, record)`` for each game that kept its actions (``record_games``): the
+    saved-game format of ``fort_env.records`` (``fort-env replay`` reads it), with the deal's
+    seed, the first player the rotation gave, the result, and ``agents``: the name of the
+    agent at each seat."""
+    from fort_env.records import make_record
+
+    config = {"num_players": num_players, "setup": setup, "cards": cards}
+    out = []
+    for r in records:
+        if r.actions is None or r.seed is None:
+            continue
+        record = make_record(config, r.seed, r.actions, first_player=r.first_player)
+        record["result"] = {"scores": list(r.totals), "winners": list(r.winners)}
+        record["agents"] = [names[i] for i in r.seating]
+        out.append((r.index, record))
+    return out
+
+
+def save_game_records(
+    records: Sequence[GameRecord],
+    names: Sequence[str],
+    out: str | Path,
+    num_players: int,
+    setup: str = "basic",
+    cards: str | None = None,
+) -> list[Path]:
+    """Write :func:`game_records` into the folder ``out`` as ``game-NNNN.json`` (the game's
+    index, zero-padded to sort); returns the paths.
+
+    Raises:
+        OSError: the folder or a file cannot be written.
+    """
+    from fort_env.records import save_record
+
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    saved = game_records(records, names, num_players, setup, cards)
+    digits = max(4, len(str(max((g for g, _ in saved), default=0))))
+    paths = []
+    for g, record in saved:
+        path = folder / f"game-{g:0{digits}d}.json"
+        save_record(record, path)
+        paths.append(path)
+    return paths
 
 
 def _stats(values: Sequence[float]) -> dict[str, float]:
@@ -348,8 +434,13 @@ def format_table(result: dict[str, Any]) -> str:
     from rich.console import Console
     from rich.table import Table
 
+    from fort_env.views.text import plural
+
+    shown = display_names(list(result["agents"]))
+    width = max(len(name) for name in shown.values())
     table = Table(
-        title=f"{result['games']} games, {result['num_players']} players ({result['setup']})"
+        title=f"{plural(result['games'], 'game')}, {result['num_players']} players "
+        f"({result['setup']})"
     )
     for col in (
         "agent",
@@ -361,13 +452,16 @@ def format_table(result: dict[str, Any]) -> str:
         "rating (mu±sigma)",
         "s/game",
     ):
-        table.add_column(col, justify="left" if col == "agent" else "right")
+        if col == "agent":  # never cut: a model's run folder is what tells two apart
+            table.add_column(col, justify="left", no_wrap=True, min_width=width)
+        else:
+            table.add_column(col, justify="right")
     ranked = sorted(result["agents"].items(), key=lambda kv: -kv[1]["rating"]["ordinal"])
     for name, a in ranked:
         seats = " ".join("-" if x is None else f"{x:.2f}" for x in a["seat_win_rates"])
         lo, hi = a["win_rate_ci95"]
         table.add_row(
-            name,
+            shown[name],
             f"{a['win_rate']:.3f}",
             f"[{lo:.3f}, {hi:.3f}]",
             f"{a['mean_score']:.1f}",
@@ -394,8 +488,9 @@ def format_table(result: dict[str, Any]) -> str:
     ]
     buf = StringIO()
     console = Console(
-        file=buf, width=140, force_terminal=False, color_system=None, force_jupyter=False
-    )
+        file=buf, width=max(140, width + 110), force_terminal=False, color_system=None,
+        force_jupyter=False,
+    )  # fmt: skip
     console.print(table)
     for line in lines:
         console.print(line)

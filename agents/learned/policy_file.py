@@ -64,11 +64,14 @@ __all__ = [
     "load_into_model",
     "load_policy_file",
     "load_sb3_zip",
+    "missing_model",
     "network_shapes",
     "policy_paths",
+    "preset_model",
     "read_description",
     "save_checkpoint_files",
     "save_policy",
+    "train_command",
     "trained_num_players",
 ]
 
@@ -106,6 +109,33 @@ def policy_paths(path: str | Path) -> tuple[Path, Path]:
     elif p.suffix in (WEIGHTS_SUFFIX, ".json"):
         p = p.with_suffix("")
     return p.with_name(p.name + WEIGHTS_SUFFIX), p.with_name(p.name + ".json")
+
+
+def preset_model(preset: str) -> Path:
+    """The newest model of a training preset, ``runs/PRESET/latest/model.safetensors``
+    (relative to the working directory): ``fort-env train --preset PRESET`` writes each run into
+    ``runs/PRESET/YYYYmmdd-HHMMSS`` and points the link ``runs/PRESET/latest`` at the newest.
+    The defaults that name a trained model (``puct``, ``fort-env ladder``) are these paths."""
+    return Path("runs") / preset / "latest" / "model.safetensors"
+
+
+def train_command(path: str | Path) -> str | None:
+    """The command that makes the model at ``path`` when it is a preset's newest model
+    (``.../runs/PRESET/latest/FILE``, :func:`preset_model`): ``fort-env train --preset
+    PRESET``; else ``None``."""
+    parts = Path(path).parts
+    if len(parts) >= 4 and parts[-4] == "runs" and parts[-2] == "latest":
+        return f"fort-env train --preset {parts[-3]}"
+    return None
+
+
+def missing_model(path: str | Path) -> str:
+    """One line saying that no model is at ``path``, with the command that trains one for a
+    preset's path: ``no trained model at runs/quick/latest/model.safetensors: train one with
+    `fort-env train --preset quick```."""
+    command = train_command(path)
+    text = f"no trained model at {Path(path)}"
+    return text if command is None else f"{text}: train one with `{command}`"
 
 
 def is_sb3_zip(path: str | Path) -> bool:
@@ -231,6 +261,18 @@ def _tensors(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- save
+def _write_tensors(path: Path, tensors: Mapping[str, Any]) -> None:
+    """Write ``tensors`` as a safetensors file with the permissions of the run's other files.
+
+    ``safetensors.torch.save_file`` creates its file with mode 0600 whatever the umask; the
+    bytes written by ``Path.write_bytes`` get the umask's mode (0644 under the usual 022), as
+    the description, ``config.json`` and ``eval.json`` beside it do.
+    """
+    from safetensors.torch import save
+
+    path.write_bytes(save(dict(tensors), metadata={"format": FORMAT}))
+
+
 def save_policy(
     model_or_policy: Any,
     path: str | Path,
@@ -255,8 +297,6 @@ def save_policy(
     Raises:
         ModelFileError: the policy does not fit that game, or cannot be described.
     """
-    from safetensors.torch import save_file
-
     policy = _policy_of(model_or_policy)
     weights, description = policy_paths(path)
     network = describe_policy(policy)
@@ -274,7 +314,7 @@ def save_policy(
     if timesteps is None:
         timesteps = getattr(model_or_policy, "num_timesteps", None)
     weights.parent.mkdir(parents=True, exist_ok=True)
-    save_file(_tensors(policy.state_dict()), str(weights), metadata={"format": FORMAT})
+    _write_tensors(weights, _tensors(policy.state_dict()))
     info = {
         "format": FORMAT,
         "version": VERSION,
@@ -735,8 +775,6 @@ def save_checkpoint_files(
         optimizer: the network's optimizer (required for a bare network).
         timesteps: as :func:`save_policy`'s.
     """
-    from safetensors.torch import save_file
-
     weights = save_policy(
         model, path, num_players=num_players, setup=setup, training=training, timesteps=timesteps
     )
@@ -745,7 +783,7 @@ def save_checkpoint_files(
         optimizer if optimizer is not None else model.policy.optimizer
     )
     opt_path = weights.with_name(weights.name[: -len(WEIGHTS_SUFFIX)] + OPTIMIZER_SUFFIX)
-    save_file(tensors, str(opt_path), metadata={"format": FORMAT})
+    _write_tensors(opt_path, tensors)
     info = json.loads(description.read_text(encoding="utf-8"))
     info["optimizer"] = {**rest, "sha256": _sha256(opt_path), "file": opt_path.name}
     description.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")

@@ -1,6 +1,6 @@
 """``ppo:PATH``: a policy trained with MaskablePPO (``train/selfplay.py``), as an agent.
 
-``agents.make("ppo:runs/quick/model.safetensors")`` loads a policy saved by
+``agents.make("ppo:runs/quick/latest/model.safetensors")`` loads a policy saved by
 ``agents.learned.policy_file.save_policy`` (``model.safetensors`` + ``model.json``: tensors and a
 JSON description, checked against the game; nothing is unpickled) and plays it at any seat of a game
 of the size it was trained for: it reads ``observation["observation"]`` (the seat's own view,
@@ -90,14 +90,23 @@ def load_policy(path: str | Path, trusted: bool = False) -> Any:
         ModelFileError: no such file, a corrupt or mismatched one (names it), or an SB3 zip
             without ``trusted`` (nothing of it is read).
     """
-    from agents.learned.policy_file import is_sb3_zip, load_policy_file, load_sb3_zip, policy_paths
+    from agents.learned.policy_file import (
+        is_sb3_zip,
+        load_policy_file,
+        load_sb3_zip,
+        policy_paths,
+        train_command,
+    )
 
     p = Path(path)
     zipped = is_sb3_zip(p)
     probe = p if zipped else policy_paths(p)[0]
     if not probe.is_file():
+        command = train_command(probe)
         raise ModelFileError(
-            p, "no trained model there (a saved policy is NAME.safetensors + NAME.json)"
+            p,
+            "no trained model there (a saved policy is NAME.safetensors + NAME.json)"
+            + ("" if command is None else f": train one with `{command}`"),
         )
     key = (str(probe.resolve()), probe.stat().st_mtime, bool(trusted))
     if key not in _POLICIES:

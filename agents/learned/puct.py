@@ -24,7 +24,7 @@ iteration:
 
 The action played is the root's most visited legal child. The budget per decision is
 ``iterations`` iterations or ``ms`` milliseconds, whichever ends first (``ms=0``: no time
-limit). Settings by name: ``puct:ms=50:c=1.5:model=runs/full/model.safetensors``.
+limit). Settings by name: ``puct:ms=50:c=1.5:model=runs/full/latest/model.safetensors``.
 
 Speed: an iteration is one forward pass of a position, where torch's threads only wait on
 each other; the tournament runner plays on one torch thread (``agents.arena.tournament.
@@ -32,9 +32,12 @@ torch_threads``), and in a loop of your own ``torch.set_num_threads(1)`` does th
 another process busy on 2 cores, two threads made iterations ~4x slower:
 ``scripts/puct_speed.py``).
 
-Without ``model`` the agent plays the first of :data:`DEFAULT_MODELS` that exists (the
-training presets' outputs), so ``agents.make("puct")`` works after a training run; otherwise it
-raises ``ModelFileError``. Needs ``info["determinize"]`` (the tournament runner gives it):
+Without ``model`` the agent searches with the shipped model for the table's player count
+(``agents.learned.zoo``: chosen at its first decision, or named with ``puct:players=N``), so
+``agents.make("puct")`` works on a fresh install; a run of your own is
+``puct:model=runs/quick/latest/model.safetensors`` (:data:`DEFAULT_MODELS` names the training
+presets' newest runs). No shipped model for the count raises ``ModelFileError`` in one line.
+Needs ``info["determinize"]`` (the tournament runner gives it):
 :class:`~agents.base.MissingInfoError` without it. Needs the ``train`` extra (torch, sb3).
 """
 
@@ -49,14 +52,14 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent, MissingInfoError, check_logits, legal_from, masked_softmax
-from agents.learned.policy_file import trained_num_players
+from agents.learned.policy_file import preset_model, trained_num_players
 from agents.learned.ppo import load_policy, policy_logits, policy_observation_size, policy_values
+from agents.learned.zoo import shipped_model
 from fort_env import FortState
-from fort_env.game.errors import ModelFileError
 
 __all__ = ["DEFAULT_MODELS", "PUCTAgent"]
 
-DEFAULT_MODELS = (Path("runs/full/model.safetensors"), Path("runs/quick/model.safetensors"))
+DEFAULT_MODELS = (preset_model("full"), preset_model("quick"))
 MAX_DEPTH = 2_000  # decisions walked in one iteration; a guard only (a game is a few hundred)
 RETURN_RANGE = (-1.0, 1.0)  # win_loss returns (fort_env.envs.aec "Rewards"), mapped to [0, 1]
 
@@ -80,14 +83,15 @@ class PUCTAgent(BaseAgent):
 
     Args:
         model: a saved policy (``NAME.safetensors``, :func:`agents.learned.ppo.load_policy`);
-            ``None``: the first of :data:`DEFAULT_MODELS` that exists.
+            ``None``: the shipped model for the game's player count (module docstring).
+        players: with ``model=None``, load the shipped model for this count now.
         ms: time limit per searched decision in milliseconds (0: none).
         iterations: iteration limit per searched decision.
         c: the PUCT exploration constant.
         seed: the agent's seed (determinisations).
 
     Raises:
-        ModelFileError: no model given and none of the defaults exists, or a bad model file.
+        ModelFileError: a bad model file, or no shipped model for ``players``.
         ValueError: a negative or infinite ``ms``, ``iterations < 1`` or ``c < 0``.
     """
 
@@ -100,6 +104,7 @@ class PUCTAgent(BaseAgent):
         iterations: int = 100_000,
         c: float = 1.5,
         seed: int | None = None,
+        players: int | None = None,
     ) -> None:
         super().__init__(None, seed)
         if not (float(ms) >= 0 and math.isfinite(float(ms))):
@@ -108,25 +113,28 @@ class PUCTAgent(BaseAgent):
             raise ValueError(f"iterations must be at least 1, got {iterations}")
         if not float(c) >= 0:
             raise ValueError(f"c must be at least 0, got {c}")
-        if model is None:
-            found = next((p for p in DEFAULT_MODELS if p.is_file()), None)
-            if found is None:
-                names = ", ".join(str(p) for p in DEFAULT_MODELS)
-                raise ModelFileError(
-                    DEFAULT_MODELS[0], f"no trained model: give model=PATH or train one ({names})"
-                )
-            model = found
-        self.model = str(model)
-        self.policy = load_policy(model)
-        # the observation's size is the same for every player count: the file says which
-        self.num_players = trained_num_players(model)
-        self.observation_size = policy_observation_size(self.policy)
+        self.model: str | None = None
+        self.policy: Any = None
+        self.num_players: int | None = None
+        self.observation_size = 0
+        self._shipped = model is None
+        if model is not None:
+            self._load(Path(model))
+        elif players is not None:
+            self._load(shipped_model(int(players)))
         self.seconds = float(ms) / 1000.0
         self.iterations = int(iterations)
         self.c = float(c)
         self.last_iterations = 0  # iterations run by the last search (for reports)
         # the root's visits per legal action in the last search (expert iteration's targets)
         self.last_visits: dict[int, int] = {}
+
+    def _load(self, model: Path) -> None:
+        self.model = str(model)
+        self.policy = load_policy(model)
+        # the observation's size is the same for every player count: the file says which
+        self.num_players = trained_num_players(model)
+        self.observation_size = policy_observation_size(self.policy)
 
     # ------------------------------------------------------------------ protocol
     def act(self, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
@@ -151,6 +159,8 @@ class PUCTAgent(BaseAgent):
         import torch
 
         n = state.game.num_players
+        if self._shipped and self.num_players != n:  # the shipped model for this table
+            self._load(shipped_model(n))
         obs = np.stack([state.observation_tensor(seat) for seat in range(n)])
         if n != self.num_players or obs.shape[1] != self.observation_size:
             raise ValueError(

@@ -23,13 +23,18 @@ from fort_env.records import load_record
 from fort_env.records import replay as replay_record
 from fort_env.tools.cli_errors import failures
 from fort_env.tools.plugins import plugins
-from fort_env.views.text import state_to_string
+from fort_env.views.text import plural, score_line, state_to_string
 
 app = typer.Typer(
     help="fort-env: the card game Fort as a reinforcement-learning environment.",
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+KIND_WIDTH = max(len(kind.name) for kind in DecisionKind)
+"""The decision-kind column of ``fort-env replay``: as wide as the longest name
+(``STOP_OR_CONTINUE``), so the actions line up."""
 
 
 class _DecisionPrinter:
@@ -54,7 +59,7 @@ class _DecisionPrinter:
         if self.states:
             typer.echo(state_to_string(state))
         typer.echo(
-            f"{self.index:5d}  player_{decision.player}  {decision.kind.name:<13} "
+            f"{self.index:5d}  player_{decision.player}  {decision.kind.name:<{KIND_WIDTH}} "
             f"{state.action_to_string(action)}"
         )
         self.index += 1
@@ -93,14 +98,18 @@ def replay(
 
         with failures("--html"):
             frames = write_replay_html(record, html)
-        typer.echo(f"wrote {html}: {frames} frames (open it in a browser; arrow keys step)")
+        typer.echo(
+            f"wrote {html}: {plural(frames, 'frame')} (open it in a browser; arrow keys step)"
+        )
         return
     cfg = record["config"]
     cards = "shipped cards" if cfg["cards"] is None else f"cards from {cfg['cards']}"
     typer.echo(
         f"{file}: {cfg['num_players']} players, {cfg['setup']} setup, {cards}, "
-        f"seed {record['seed']}, {len(record['actions'])} decisions"
+        f"seed {record['seed']}, {plural(len(record['actions']), 'decision')}"
     )
+    if record.get("agents"):
+        typer.echo(", ".join(f"player_{p}: {name}" for p, name in enumerate(record["agents"])))
     with failures("FILE"):
         final = replay_record(record, on_decision=_DecisionPrinter(states))
     if not final.is_terminal():
@@ -108,8 +117,7 @@ def replay(
         return
     typer.echo("\n== Game over ==")
     for p, row in enumerate(final.score_breakdown()):
-        parts = ", ".join(f"{key} {value}" for key, value in row.items())
-        typer.echo(f"player_{p}: {parts}")
+        typer.echo(f"player_{p}: {score_line(row)}")
     typer.echo("Winners: " + ", ".join(f"player_{p}" for p in final.winners()))
 
 

@@ -24,7 +24,11 @@ Frame schema (``frames[i]``, JSON)::
      "in_play": [{"card", "owner", "zone", "public", "private"}],
      "final": {"scores": [score_breakdown rows], "winners": [...]} | null}
 
-Cards are shown as ``text.card_label`` strings (``"Chef [book]#3"``).
+Cards are shown as ``text.card_label`` strings (``"Chef [book]#3"``); ``meta["card_text"]``
+maps each label to the card's two actions (``"public: ... | private: ..."``), shown when the
+pointer rests on a Park, Hand, Yard or Lookout card. ``meta["score_labels"]`` names the final
+table's columns (``fort_env.views.text.SCORE_LABELS``: the ``fort_level`` entry is the Fort Level's
+points, ``level`` the Fort Level); the rows keep ``score_breakdown``'s keys.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from typing import Any
 from fort_env.core import FortState
 from fort_env.game.decisions import DecisionKind
 from fort_env.records import replay
-from fort_env.views.text import card_label
+from fort_env.views.text import SCORE_LABELS, card_label
 
 __all__ = ["build_frames", "render_html", "script_json", "write_replay_html"]
 
@@ -114,6 +118,14 @@ def _frame(state: FortState, index: int, turn: int, action: int | None) -> dict[
     return frame
 
 
+def _card_texts(state: FortState) -> dict[str, str]:
+    """Every card's label -> its two actions, the text a chip shows on hover."""
+    return {
+        card_label(state, i): f"public: {card.public or '-'} | private: {card.private or '-'}"
+        for i, card in enumerate(state.game.cards)
+    }
+
+
 def build_frames(record: dict[str, Any]) -> dict[str, Any]:
     """Replay ``record`` and return ``{"meta": {...}, "frames": [...]}`` (module docstring).
 
@@ -147,6 +159,8 @@ def build_frames(record: dict[str, Any]) -> dict[str, Any]:
         "seed": record["seed"],
         "decisions": len(record["actions"]),
         "finished": final.is_terminal(),
+        "card_text": _card_texts(final),
+        "score_labels": dict(SCORE_LABELS),
     }
     return {"meta": meta, "frames": frames}
 
@@ -281,6 +295,9 @@ _JS = r"""
   "use strict";
   const data = JSON.parse(document.getElementById("frames").textContent);
   const frames = data.frames;
+  // own properties only: a card named "constructor" must not find Object's
+  const cardText = Object.assign(Object.create(null), data.meta.card_text || {});
+  const scoreLabels = Object.assign(Object.create(null), data.meta.score_labels || {});
   let step = 0;
 
   function el(tag, attrs, text) {
@@ -292,7 +309,11 @@ _JS = r"""
   function fillCards(ul, items) {
     ul.replaceChildren();
     for (const item of items) {
-      if (typeof item === "string") { ul.appendChild(el("li", {}, item)); continue; }
+      if (typeof item === "string") {
+        const text = cardText[item];
+        ul.appendChild(el("li", text === undefined ? {} : {"title": text}, item));
+        continue;
+      }
       const li = el("li", {"data-owner": item.owner}, item.card + " (player_" + item.owner + ")");
       li.appendChild(el("span", {"class": "acts"},
         "public: " + item.public + " | private: " + item.private));
@@ -334,7 +355,8 @@ _JS = r"""
       : (data.meta.finished ? "Game over" : "The record stops here");
     document.getElementById("action").textContent = f.action ? "chooses: " + f.action.text : "";
     fillCards(document.getElementById("park"), f.park);
-    document.getElementById("park-deck").textContent = "(deck: " + f.park_deck + " cards)";
+    document.getElementById("park-deck").textContent =
+      "(deck: " + f.park_deck + (f.park_deck === 1 ? " card)" : " cards)");
     fillCards(document.getElementById("in-play"), f.in_play);
     const seats = document.getElementById("seats");
     seats.replaceChildren(...f.seats.map((s) => seatBox(s, f)));
@@ -346,7 +368,7 @@ _JS = r"""
       const keys = Object.keys(f.final.scores[0]);
       const head = el("tr");
       head.appendChild(el("th", {}, "seat"));
-      for (const k of keys) head.appendChild(el("th", {}, k));
+      for (const k of keys) head.appendChild(el("th", {"data-key": k}, scoreLabels[k] || k));
       table.appendChild(head);
       f.final.scores.forEach((row, p) => {
         const tr = el("tr", {"data-seat": p});

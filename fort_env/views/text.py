@@ -34,6 +34,37 @@ if TYPE_CHECKING:
     from fort_env.game.state_arrays import StateArrays
 
 
+# What a person reads beside each entry of ``scoring.score_breakdown`` (its keys stay the
+# records' and results' JSON keys): ``fort_level`` is the points the Fort Level gives
+# (rulebook p.11), ``level`` the Fort Level itself, so the two are never both "Fort Level".
+SCORE_LABELS = {
+    "track": "Victory Track",
+    "fort_level": "Fort Level points",
+    "made_up_rule": "made-up rule",
+    "macaroni": "macaroni sculpture",
+    "total": "total",
+    "level": "Fort Level",
+}
+
+
+def score_label(key: str) -> str:
+    """The words shown for the score breakdown's entry ``key`` (:data:`SCORE_LABELS`)."""
+    return SCORE_LABELS.get(key, key.replace("_", " "))
+
+
+def score_line(row: dict[str, int]) -> str:
+    """One seat's score breakdown as a line: ``Victory Track 12, Fort Level points 6,
+    made-up rule 0, macaroni sculpture 0, total 18 (Fort Level 3)``."""
+    parts = [f"{score_label(k)} {v}" for k, v in row.items() if k != "level"]
+    text = ", ".join(parts)
+    return f"{text} ({score_label('level')} {row['level']})" if "level" in row else text
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``"1 card"``, ``"2 cards"``: ``count`` and the word in the number it takes."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
 def card_label(state: StateArrays, cid: int) -> str:
     card = state.game.cards[cid]
     return f"{card.name} [{'/'.join(card.suit_names)}]#{cid}"
@@ -85,7 +116,7 @@ def state_to_string(state: StateArrays, viewer: int | None = None) -> str:
         return ", ".join(card_label(state, int(c)) for c in ids) or "-"  # type: ignore[attr-defined]
 
     lines = [f"Park: {names(sorted(state.cards_in(PARK), key=lambda c: state.pos[c]))}"]
-    lines.append(f"Park deck: {len(state.cards_in(PARK_DECK))} cards")
+    lines.append(f"Park deck: {plural(len(state.cards_in(PARK_DECK)), 'card')}")
     rules = int((state.rule_loc == IN_STACK).sum())
     row = [PERKS[i] for i in range(len(PERKS)) if state.perk_loc[i] == IN_STACK]
     lines.append(f"Made-up rules in the stack: {rules}; perk row: {', '.join(row) or '-'}")
@@ -106,11 +137,11 @@ def state_to_string(state: StateArrays, viewer: int | None = None) -> str:
         if viewer is None or viewer == p:
             lines.append(f"  hand: {names(hand)}")
         else:
-            lines.append(f"  hand: {len(hand)} cards")
-        lines.append(f"  deck: {len(state.cards_in(DECK, p))} cards")
+            lines.append(f"  hand: {plural(len(hand), 'card')}")
+        lines.append(f"  deck: {plural(len(state.cards_in(DECK, p)), 'card')}")
         lines.append(f"  yard: {names(state.cards_in(YARD, p))}")
         pile = state.cards_in(DISCARD, p)
-        lines.append(f"  discard: {len(pile)} cards")
+        lines.append(f"  discard: {plural(len(pile), 'card')}")
         look = state.cards_in(LOOKOUT, p)
         if viewer is None or viewer == p:
             lines.append(f"  lookout: {names(look)}")
