@@ -213,3 +213,33 @@ def test_the_cli_takes_algo_device_and_threads(tmp_path: Path) -> None:
     if not torch.cuda.is_available():
         bad = runner.invoke(app, ["train", "--preset", "tiny", "--device", "cuda"])
         assert bad.exit_code == 1 and "no CUDA GPU" in bad.output
+
+
+@pytest.mark.slow  # ~1 minute: MaskablePPO samples ~2,400/s here
+def test_a_short_maskable_ppo_run_beats_random(tmp_path: Path) -> None:
+    """The other --algo, through the same run(): round two's learner still learns."""
+    cfg = make_config(
+        "quick",
+        algo="maskable_ppo",
+        n_envs=16,
+        n_steps=64,
+        batch_size=256,
+        n_epochs=4,
+        net_arch=(64, 64),
+        total_timesteps=50_000,
+        time_budget_minutes=4.0,
+        opponents={"random": 1.0},
+        snapshot_weight=0.0,
+        eval_freq=10**9,
+        final_eval_games=2,
+        final_eval_opponents=("random",),
+        env_threads=1,
+        torch_threads=1,
+    )
+    summary = run(cfg, tmp_path / "sb3", verbose=0, progress_bar=False)
+    assert summary["algo"] == "maskable_ppo" and summary["timesteps"] >= 50_000
+    model = tmp_path / "sb3" / "model.safetensors"
+    assert read_description(model)["network"]["policy"] == "MaskableActorCriticPolicy"
+    result = run_tournament([f"ppo:{model}", "random"], 2, 100, seed=4321, progress=False)
+    rate = next(iter(result["agents"].values()))["win_rate"]
+    assert rate >= 0.7, result["agents"]
