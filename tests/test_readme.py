@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -42,3 +44,33 @@ def test_play_section_commands_name_real_options() -> None:
             assert option in shown.output, f"{words[1]} has no {option}"
         seen.add(words[1])
     assert seen == {"play", "replay", "tournament"}
+
+
+@pytest.mark.slow  # trains (the tiny preset stands in for quick: seconds, not 9 minutes)
+def test_the_readme_commands_in_order_on_a_fresh_folder(tmp_path: Path) -> None:
+    """A new user's path through the README, in a folder with no runs/: train, then every
+    later command that names the newest run (``runs/PRESET/latest``), the shipped models by
+    bare name, saving and replaying a game. ``quick`` is replaced by ``tiny`` (the same
+    command and run layout, a smaller budget)."""
+    from tests.test_console_script import fort_env_cli
+
+    text = README.read_text(encoding="utf-8")
+    assert "fort-env train --preset quick" in text
+    assert "ppo:runs/quick/latest/model.safetensors" in text
+    trained = fort_env_cli("train", "--preset", "tiny", "--no-progress", cwd=tmp_path, timeout=600)
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    latest = tmp_path / "runs" / "tiny" / "latest" / "model.safetensors"
+    assert latest.is_file()
+    steps = [
+        ("tournament", "--agents", "ppo:runs/tiny/latest/model.safetensors,random", "--games",
+         "2", "--save", "games", "--save-games", "1"),
+        ("tournament", "--agents", "ppo,heuristic", "--games", "2"),
+        ("replay", "games/game-0000.json"),
+    ]  # fmt: skip
+    for args in steps:
+        proc = fort_env_cli(*args, cwd=tmp_path, timeout=600)
+        assert proc.returncode == 0, (args, proc.stderr[-2000:])
+    played = fort_env_cli("play", "--seed", "3", "--opponents", "ppo", "--save", "mine.json",
+                          stdin="q\n", cwd=tmp_path)  # fmt: skip
+    assert played.returncode == 0, played.stderr[-2000:]
+    assert (tmp_path / "mine.json").is_file()
