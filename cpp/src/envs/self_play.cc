@@ -192,24 +192,23 @@ void SelfPlay::observe(const int64_t* ids, int count, float* obs) const {
     }
 }
 
-State SelfPlay::state(int i) const {
-    auto lock = claim(busy_);
+const SelfPlay::Env& SelfPlay::dealt_env(int i) const {
     if (i < 0 || i >= num_envs())
         throw std::invalid_argument("env " + std::to_string(i) + " is not in [0, " +
                                     std::to_string(num_envs()) + ")");
     const Env& e = *envs_[static_cast<size_t>(i)];
     if (!e.ready) throw std::invalid_argument("env " + std::to_string(i) + " has no game");
-    return e.state;
+    return e;
+}
+
+State SelfPlay::state(int i) const {
+    auto lock = claim(busy_);
+    return dealt_env(i).state;
 }
 
 std::vector<int> SelfPlay::seat_codes(int i) const {
     auto lock = claim(busy_);
-    if (i < 0 || i >= num_envs())
-        throw std::invalid_argument("env " + std::to_string(i) + " is not in [0, " +
-                                    std::to_string(num_envs()) + ")");
-    const Env& e = *envs_[static_cast<size_t>(i)];
-    if (!e.ready) throw std::invalid_argument("env " + std::to_string(i) + " has no game");
-    return e.codes;
+    return dealt_env(i).codes;
 }
 
 // --------------------------------------------------------------------------- the work

@@ -124,6 +124,7 @@ class SelfPlay {
    private:
     struct Env;
     void check_ids(const int64_t* ids, int count, bool need_ready) const;
+    const Env& dealt_env(int i) const;  // env i, in range and dealt, else invalid_argument
     template <typename Fn>
     void run(const int64_t* ids, int count, Fn fn);
     void deal(Env& e);
