@@ -30,7 +30,11 @@ def _spec(model: Path, **settings: Any) -> str:
 
 
 def test_plays_legal_moves_and_is_reproducible(model: Path) -> None:
-    spec = _spec(model, ms=0, iterations=12)
+    for spec in (_spec(model, sims=12), _spec(model, sims=12, engine="python")):
+        _same_games_twice(spec)
+
+
+def _same_games_twice(spec: str) -> None:
     runs = [
         run_tournament([spec, "random"], 2, 2, seed=11, progress=False, return_records=True)
         for _ in range(2)
@@ -64,7 +68,7 @@ def _search(
     state = FortGame(2).new_initial_state(4)
     legal = state.legal_actions()
     seat = state.current_player()
-    agent = PUCTAgent(model, ms=0, iterations=300, seed=0)
+    agent = PUCTAgent(model, sims=300, seed=0, engine="python")
 
     def fake_evaluate(s: Traced) -> tuple[np.ndarray, np.ndarray]:
         prior = np.zeros(s.game.num_distinct_actions)
@@ -96,7 +100,7 @@ def test_the_prior_decides_when_values_do_not(model: Path, monkeypatch: pytest.M
 
 def test_the_network_sees_every_seat(model: Path) -> None:
     state = FortGame(2).new_initial_state(9)
-    prior, values = PUCTAgent(model, ms=0, iterations=1).evaluate(state)
+    prior, values = PUCTAgent(model, sims=1).evaluate(state)
     mask = state.legal_actions_mask().astype(bool)
     assert prior.shape == mask.shape and np.isclose(prior.sum(), 1) and not prior[~mask].any()
     assert values.shape == (2,) and ((values >= 0) & (values <= 1)).all()
@@ -105,9 +109,23 @@ def test_the_network_sees_every_seat(model: Path) -> None:
 def test_bad_settings_and_inputs(
     model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for bad in ("ms=-1", "ms=inf", "iterations=0", "c=-0.5"):
+    for bad in (
+        "ms=-1",
+        "ms=0",
+        "ms=inf",
+        "sims=0",
+        "c=-0.5",
+        "engine=gpu",
+        "batch=0",
+        "batch=257",
+        "threads=0",
+        "noise=1",
+        "alpha=0",
+    ):
         with pytest.raises(ValueError, match=bad.split("=")[0]):
             agents.make(f"puct:model={model}:{bad}")
+    with pytest.raises(ModelFileError, match="no trained model there"):  # not a regular file
+        agents.make(f"puct:model={tmp_path}")
     monkeypatch.chdir(tmp_path)  # none of the default model paths exists here
     import agents.learned.zoo as zoo
 
@@ -120,13 +138,16 @@ def test_bad_settings_and_inputs(
         agents.make("ppo:runs/quick/latest/model.safetensors")
     with pytest.raises(ModelFileError, match=r"NAME\.json\)$"):  # not a preset's path: no hint
         agents.make("ppo:elsewhere/model.safetensors")
-    agent = PUCTAgent(model, ms=0, iterations=2)
+    agent = PUCTAgent(model, sims=2)
     state = FortGame(2).new_initial_state(1)
     obs = {"observation": state.observation_tensor(0), "action_mask": state.legal_actions_mask()}
     with pytest.raises(MissingInfoError, match="determinize"):
         agent.act(obs, {"legal_actions": state.legal_actions(), "seat": 0})
     with pytest.raises(ValueError, match="trained for 2 players"):
         agent.evaluate(FortGame(3).new_initial_state(1))
+    three = FortGame(3).new_initial_state(1)
+    with pytest.raises(ValueError, match="trained for 2 players"):
+        agent.search_core(lambda r: three.clone(), three.current_player(), three.legal_actions())
 
 
 def test_games_run_torch_on_one_thread(model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -145,7 +166,8 @@ def test_games_run_torch_on_one_thread(model: Path, monkeypatch: pytest.MonkeyPa
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        run_tournament([_spec(model, ms=0, iterations=3), "random"], 2, 1, seed=1, progress=False)
+        spec = _spec(model, sims=3, engine="python")
+        run_tournament([spec, "random"], 2, 1, seed=1, progress=False)
         assert seen and set(seen) == {1}
         assert torch.get_num_threads() == 2
     finally:

@@ -279,49 +279,83 @@ def _train_rllib(
 
 
 def expert_command(
-    model: Annotated[Path, typer.Option(help="the network to improve (NAME.safetensors)")],
-    out: Annotated[Path, typer.Option(help="output directory of the improved network")],
-    value_games: Annotated[
-        int, typer.Option(min=0, max=10**7, help="games of the network against itself (value)")
-    ] = 4_000,
-    value_keep: Annotated[
-        float,
-        typer.Option(min=0.001, max=1.0, help="fraction of their decisions kept as samples"),
-    ] = 0.1,
-    search_games: Annotated[
-        int, typer.Option(min=0, max=10**6, help="games of puct against itself (policy)")
-    ] = 0,
-    search_ms: Annotated[
-        float, typer.Option(min=0.0, max=10**6, help="puct's milliseconds per decision")
-    ] = 50.0,
-    epochs: Annotated[int, typer.Option(min=1, max=1000, help="passes over the samples")] = 3,
+    out: Annotated[Path, typer.Option(help="output directory (best.safetensors, expert.json)")],
+    model: Annotated[
+        Path | None,
+        typer.Option(help="the network to start from; default: the shipped ppo model"),
+    ] = None,
+    num_players: Annotated[
+        int, typer.Option(min=2, max=4, help="without --model: the shipped model's count")
+    ] = 2,
+    rounds: Annotated[int, typer.Option(min=1, max=10_000, help="rounds")] = 10,
+    games: Annotated[int, typer.Option(min=1, max=10**6, help="self-play games a round")] = 200,
+    sims: Annotated[
+        int, typer.Option(min=1, max=10**6, help="simulations per self-play decision")
+    ] = 100,
+    explore: Annotated[
+        int, typer.Option(min=0, max=10**4, help="decisions a game drawn from the visits")
+    ] = 10,
+    noise: Annotated[
+        float, typer.Option(min=0.0, max=0.99, help="root Dirichlet noise's weight")
+    ] = 0.25,
+    window: Annotated[int, typer.Option(min=1, max=1000, help="rounds of samples fitted")] = 3,
+    epochs: Annotated[int, typer.Option(min=1, max=1000, help="passes over the samples")] = 2,
     learning_rate: Annotated[float, typer.Option(min=1e-8, max=1.0, help="Adam step size")] = 1e-4,
+    gate_games: Annotated[
+        int, typer.Option(min=0, max=10**6, help="gate games a round (0: no gate)")
+    ] = 60,
+    gate_sims: Annotated[
+        int, typer.Option(min=1, max=10**6, help="simulations per gate decision")
+    ] = 64,
+    threshold: Annotated[
+        float, typer.Option(min=0.01, max=0.99, help="the gate's win rate at 2 players")
+    ] = 0.55,
+    workers: Annotated[int, typer.Option(min=1, max=256, help="game processes")] = 2,
+    device: Annotated[
+        str, typer.Option(help="the fit's torch device: auto, cpu, cuda or cuda:K")
+    ] = "auto",
     seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="seeds games and fit")] = 0,
 ) -> None:
-    """One round of expert iteration (train/expert.py): fit a trained network's value head to
-    the outcomes of its own games and its policy head to puct's search visits.
+    """Expert iteration for puct (train/expert.py): rounds of C++ search self-play, a fit
+    of the policy head to the root visits and the value head to the outcomes, and a gate
+    against the best network so far.
 
-    Writes OUT/model.safetensors + OUT/model.json (play it as ppo:PATH or
-    puct:model=PATH) and OUT/expert.json (samples, hold-out losses before and after, timings).
+    Writes OUT/best.safetensors + OUT/best.json (play it as puct:model=PATH) and
+    OUT/expert.json (per round: samples, hold-out losses, the gate's result, seconds).
     """
     with failures("--model"):  # ImportError without the train extra; a bad model file
-        from agents.learned.policy_file import load_policy_file
+        from agents.learned.core_network import core_network
+        from agents.learned.zoo import shipped_model
         from train.expert import ExpertConfig, run
+        from train.selfplay import resolve_device
 
-        load_policy_file(model)
-        config = ExpertConfig(
-            model=str(model),
-            value_games=value_games,
-            value_keep=value_keep,
-            search_games=search_games,
-            search_ms=search_ms,
-            epochs=epochs,
-            learning_rate=learning_rate,
-            seed=seed,
-        )
+        start = model if model is not None else shipped_model(num_players)
+        core_network(start)
+    with failures("--device"):
+        resolve_device(device)
+    config = ExpertConfig(
+        model=str(start),
+        rounds=rounds,
+        games=games,
+        sims=sims,
+        explore=explore,
+        noise=noise,
+        window=window,
+        epochs=epochs,
+        learning_rate=learning_rate,
+        gate_games=gate_games,
+        gate_sims=gate_sims,
+        threshold=threshold,
+        workers=workers,
+        device=device,
+        seed=seed,
+    )
     with failures("--out"):
         report = run(config, out, echo=typer.echo)
-    typer.echo(f"wrote {out / 'model.safetensors'} ({report['samples']['value']} value samples)")
+    typer.echo(
+        f"wrote {out / 'best.safetensors'} (rounds accepted: "
+        f"{', '.join(map(str, report['accepted'])) or 'none'})"
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -1,186 +1,197 @@
-"""Expert iteration for the policy-guided search (``puct``): a trained network improved from
-games, as in AlphaZero (Silver et al. 2017) and expert iteration (Anthony, Tian and Barber 2017).
+"""Expert iteration for the policy-guided search (``puct``): a network improved by its own search,
+as in AlphaZero (Silver et al. 2017) and expert iteration (Anthony, Tian and Barber 2017).
 
-``puct`` (``agents/learned/puct.py``) takes two things from a network: a prior over actions and a
-value of a position for every seat. A PPO run (``train/selfplay.py``) trains them for another
-job: its critic estimates the learner's *shaped, discounted* return against its league (the
-dense score-margin shaping of ``fort_env.envs.single_agent`` included), while the search backs up
-who wins. This module fits the network to the search's own targets:
+``fort-env expert --rounds N`` (``train/cli.py``) runs :func:`run`. Each round:
 
-1. **Value from outcomes.** The network plays every seat of ``value_games`` games against
-   itself (actions sampled from its masked policy, games stepped in lockstep so that one
-   forward pass serves a whole batch); at a random ``1 / num_players`` of the decisions every
-   seat's observation is kept with that seat's final return (``FortState.returns``: +1 a
-   winner, -1 the others, rulebook p.11). The value head is fitted to them (mean squared error).
-2. **Policy from search.** ``puct`` plays every seat of ``search_games`` games; at each
-   searched decision the root's visit distribution is kept with the seat's observation and
-   legal-action mask (and, for the value, the seat's final return). The policy head is fitted
-   to the visit distributions (cross-entropy over the legal actions).
+1. **Self-play in C++.** ``workers`` processes play ``games`` games of the C++ search
+   (``_core.puct_search``, ``cpp/include/fort/bots/puct.h``) on every seat, ``sims``
+   simulations a decision with Dirichlet noise on the root's priors (``noise``, ``alpha``);
+   for the first ``explore`` searched decisions of a game the move is drawn in proportion to
+   the root's visits, then it is the most visited. Every searched decision is a sample: the
+   acting seat's observation, its legal actions, the root's visit distribution and, when the
+   game ends, that seat's return (+1 a winner, -1 the others: ``FortState.returns``, rulebook
+   p.11). Each worker streams its samples to ``round-K/samples/shard-W.npz`` on disk; nothing
+   is held in memory between rounds.
+2. **Fit.** A copy of the best network so far is fitted to the samples of the last ``window``
+   rounds (read back from disk): the policy head to the visit distributions (cross-entropy
+   over the legal actions), the value head to the returns (mean squared error), ``epochs``
+   passes with Adam on ``device`` (``auto``: CUDA when torch sees a GPU). The last
+   :data:`HOLDOUT` of the round's games is held out; the losses before and after the fit are
+   measured on it, so a fit that does not generalise shows.
+3. **Gate.** The candidate plays ``gate_games`` games against the best (``puct:sims=
+   gate_sims`` both; the same deals every round, seats rotated, ``agents.arena.tournament``);
+   it becomes the best when its win rate reaches ``threshold`` times the fair share: 0.55 in a
+   2-player game (AlphaZero's gate), ``1.1 / n`` among ``n`` players (one candidate against
+   ``n - 1`` copies of the best).
 
-The games of the last :data:`HOLDOUT` fraction are held out: the losses before and after the
-fit are measured on them (``report["holdout"]``), so a fit that does not generalise shows.
-The result is a policy file like any other (``agents.learned.policy_file.save_policy``; its
-description's ``training.expert`` says how it was made), playable as ``ppo:PATH`` and
-``puct:model=PATH``. ``fort-env expert`` is the command line (``train/cli.py``).
+Written under ``OUT``: ``best.safetensors`` + ``best.json`` (the accepted network: play it as
+``puct:model=OUT/best.safetensors``; its description's ``training.expert`` says how it was
+made), ``round-K/candidate.*``, ``round-K/samples/``, and ``expert.json`` (the config, and per
+round: samples, hold-out losses, the gate's result with its Wilson interval, seconds).
 
-Needs the ``train`` extra (torch, sb3-contrib).
+Needs the ``train`` extra (torch) and the compiled core.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import shutil
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.arena.games import GAME_TORCH_THREADS, torch_threads
-from agents.learned.policy_file import load_policy_file, read_description, save_policy
-from agents.learned.ppo import PPOAgent, policy_logits, policy_values
-from agents.learned.puct import PUCTAgent
+from agents.learned.policy_file import load_policy_file, policy_paths, read_description, save_policy
+from agents.learned.ppo import policy_logits, policy_values
 from fort_env import FortGame
 
-__all__ = ["ExpertConfig", "Samples", "fit", "policy_games", "run", "search_games"]
+__all__ = ["ExpertConfig", "Samples", "fit", "gate", "load_samples", "run", "self_play"]
 
-HOLDOUT = 0.1  # fraction of the games held out to measure the fit
-BATCH_GAMES = 64  # games stepped together in policy_games (one forward pass per step)
+HOLDOUT = 0.1  # fraction of a round's games held out to measure the fit
 MAX_DECISIONS = 5_000  # a guard per game (a 4-player game has a few hundred decisions)
+SEED_LIMIT = 2**62  # seeds of the C++ search (fort_env.game.constants.SEED_LIMIT)
 
 
 @dataclass
 class ExpertConfig:
-    """One round of expert iteration (``fort-env expert``; written to ``expert.json``)."""
+    """Expert iteration's settings (``fort-env expert``; written to ``expert.json``)."""
 
     model: str
     """The network to start from (``NAME.safetensors``)."""
-    value_games: int = 4_000
-    """Games of the network against itself whose outcomes train the value head."""
-    value_keep: float = 0.1
-    """Fraction of those games' decisions at which every seat's view is kept (about 30
-    samples per 2-player game at 0.1; a sample is 6 kB)."""
-    search_games: int = 0
-    """Games of ``puct`` against itself whose root visits train the policy head (0: none)."""
-    search_ms: float = 50.0
-    """``puct``'s time per searched decision in those games (its ``ms``)."""
-    search_iterations: int = 100_000
-    """``puct``'s iteration limit per searched decision (with ``search_ms=0``: the budget)."""
-    epochs: int = 3
-    """Passes over the samples."""
+    rounds: int = 10
+    """Rounds of self-play, fit and gate."""
+    games: int = 200
+    """Self-play games a round."""
+    sims: int = 100
+    """Simulations per searched decision in self-play."""
+    c: float = 1.5
+    """The PUCT exploration constant."""
+    noise: float = 0.25
+    """Weight of the Dirichlet noise on the root's priors in self-play."""
+    alpha: float = 0.3
+    """That noise's concentration."""
+    explore: int = 10
+    """Searched decisions per game whose move is drawn in proportion to the visits."""
+    window: int = 3
+    """Rounds whose samples the fit reads (the newest)."""
+    epochs: int = 2
+    """Passes over the samples per round."""
     learning_rate: float = 1e-4
     """Adam step size."""
     batch_size: int = 512
     """Minibatch size."""
+    gate_games: int = 60
+    """Games of the candidate against the best a round (a multiple of the player count)."""
+    gate_sims: int = 64
+    """Simulations per decision in the gate's games."""
+    threshold: float = 0.55
+    """The gate in a 2-player game; ``threshold * 2 / n`` among ``n`` players."""
+    workers: int = 2
+    """Processes playing self-play and gate games."""
+    device: str = "auto"
+    """The fit's torch device (``auto``, ``cpu``, ``cuda``, ``cuda:K``)."""
     seed: int = 0
-    """Seeds the deals, the sampling, the searches and the minibatches."""
+    """Seeds the deals, the searches, the minibatches and the gate's deals."""
+
+    def check(self) -> None:
+        """Raises ValueError naming the first setting out of range."""
+        positive = ("rounds", "games", "sims", "window", "epochs", "batch_size", "gate_sims")
+        for name in positive:
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.gate_games < 0 or self.explore < 0 or self.workers < 1:
+            raise ValueError("gate_games and explore must be at least 0, workers at least 1")
+        if not 0.0 <= self.noise < 1.0:
+            raise ValueError(f"noise must be in [0, 1), got {self.noise}")
+        if not (self.alpha > 0 and math.isfinite(self.alpha)):
+            raise ValueError(f"alpha must be finite and above 0, got {self.alpha}")
+        if not 0.0 < self.threshold < 1.0:
+            raise ValueError(f"threshold must be in (0, 1), got {self.threshold}")
+        if not (self.learning_rate > 0 and self.c >= 0):
+            raise ValueError("learning_rate must be above 0 and c at least 0")
 
 
 @dataclass
 class Samples:
-    """Training samples: ``obs`` float32 ``(N, observation_size)``; ``target`` the value
-    target float32 ``(N,)`` in [-1, 1], or the visit distribution float32 ``(N, num_actions)``;
-    ``mask`` bool ``(N, num_actions)`` (policy samples only); ``game`` int64 ``(N,)``, the
-    game each sample comes from (for the hold-out split)."""
+    """Search samples, one per searched decision. ``obs`` float32 ``(M, observation_size)``: the
+    acting seat's observation; ``visits`` float32 ``(M, num_actions)``: the root's visit
+    distribution (sums to 1, zero off the legal actions); ``mask`` bool ``(M, num_actions)``:
+    the legal actions; ``value`` float32 ``(M,)``: the acting seat's final return (-1 or +1);
+    ``game`` int64 ``(M,)``: the game (for the hold-out split)."""
 
     obs: np.ndarray
-    target: np.ndarray
+    visits: np.ndarray
+    mask: np.ndarray
+    value: np.ndarray
     game: np.ndarray
-    mask: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.obs)
 
-    def __add__(self, other: Samples) -> Samples:
-        """The samples of both (value samples: ``mask`` None); game numbers kept as given."""
-        return Samples(
-            np.concatenate([self.obs, other.obs]),
-            np.concatenate([self.target, other.target]),
-            np.concatenate([self.game, other.game]),
-        )
+    def take(self, rows: np.ndarray) -> Samples:
+        """The samples at ``rows`` (indices or a boolean mask)."""
+        return Samples(*(getattr(self, f)[rows] for f in FIELDS))
 
-    def split(self, games: int) -> tuple[Samples, Samples]:
+    def split(self, games: range) -> tuple[Samples, Samples]:
         """``(train, holdout)``: the samples of the last :data:`HOLDOUT` of ``games`` apart."""
-        held = max(1, round(games * HOLDOUT)) if games > 1 else 0  # one game: all to train
-        cut = self.game >= games - held
-        return self._take(~cut), self._take(cut)
-
-    def _take(self, keep: np.ndarray) -> Samples:
-        mask = None if self.mask is None else self.mask[keep]
-        return Samples(self.obs[keep], self.target[keep], self.game[keep], mask)
+        held = max(1, round(len(games) * HOLDOUT)) if len(games) > 1 else 0
+        cut = self.game >= games.stop - held
+        return self.take(~cut), self.take(cut)
 
 
-def _stack(obs: list[np.ndarray], target: list[Any], game: list[int], size: int) -> Samples:
-    return Samples(
-        np.asarray(obs, dtype=np.float32).reshape(-1, size),
-        np.asarray(target, dtype=np.float32),
-        np.asarray(game, dtype=np.int64),
+FIELDS = ("obs", "visits", "mask", "value", "game")
+
+
+def concat(parts: list[Samples]) -> Samples:
+    """The samples of all ``parts``, in order."""
+    return Samples(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
+
+
+# --------------------------------------------------------------------------- self-play
+def _cpp_state(state: Any) -> Any:
+    from fort_env.native import backend
+
+    return (
+        state if isinstance(state, backend.CppFortState) else backend.CppFortState.from_state(state)
     )
 
 
-# --------------------------------------------------------------------------- games
-def policy_games(
-    policy: Any, game: FortGame, games: int, seed: int, keep: float = 0.1, progress: Any = None
-) -> Samples:
-    """``games`` games of ``policy`` on every seat (sampled actions); value samples.
+def self_play(
+    model: str, config: ExpertConfig, games: range, seed: int, shard: str | Path
+) -> dict[str, Any]:
+    """Play ``games`` (their numbers) of the C++ search on every seat; write their samples.
 
-    At each decision, with probability ``keep``, every seat's observation is kept; its target
-    is that seat's final return. Few positions of many games rather than many of few: the
-    positions of one game share its outcome. Returns :class:`Samples` (``mask`` None).
+    The samples go to ``shard`` (``.npz``, the fields of :class:`Samples`). Runs in a worker
+    process (:func:`run`) or in the caller's. Returns ``{"samples", "games", "seconds"}``.
+
+    Raises:
+        ModelFileError: ``model`` is missing, corrupt or does not run on the core.
     """
+    from agents.learned.core_network import core_network
+    from fort_env.native import backend
+
+    started = time.perf_counter()
+    core = backend.require()
+    net = core_network(model)
+    n = int(read_description(model)["game"]["num_players"])
+    game = FortGame(n)
     rng = np.random.default_rng(seed)
-    # the network samples from its masked policy, 64 positions per forward pass
-    player = PPOAgent(policy=policy, deterministic=False, seed=int(rng.integers(2**62)))
-    n, size = game.num_players, game.observation_size
-    obs: list[np.ndarray] = []
-    target: list[float] = []
-    index: list[int] = []
-    for first in range(0, games, BATCH_GAMES):
-        ids = list(range(first, min(games, first + BATCH_GAMES)))
-        states = [game.new_initial_state(seed=int(rng.integers(2**62))) for _ in ids]
-        kept: list[list[np.ndarray]] = [[] for _ in ids]  # per game: kept seat views
-        live = [i for i, s in enumerate(states) if not s.is_terminal()]
-        for _ in range(MAX_DECISIONS):
-            if not live:
-                break
-            x = np.stack([states[i].observation_tensor(states[i].current_player()) for i in live])
-            masks = np.stack([states[i].legal_actions_mask() for i in live])
-            choice = player.act_batch(x, masks)
-            for row, i in enumerate(live):
-                if rng.random() < keep:
-                    kept[i].append(np.stack([states[i].observation_tensor(s) for s in range(n)]))
-                states[i].apply_action(int(choice[row]))
-            live = [i for i in live if not states[i].is_terminal()]
-        for i, state in enumerate(states):
-            returns = state.returns() if state.is_terminal() else np.zeros(n)
-            for views in kept[i]:
-                obs.extend(views)
-                target.extend(returns.tolist())
-                index.extend([ids[i]] * n)
-        if progress is not None:
-            progress(len(ids))
-    return _stack(obs, target, index, size)
-
-
-def search_games(
-    agent: PUCTAgent, game: FortGame, games: int, seed: int, progress: Any = None
-) -> tuple[Samples, Samples]:
-    """``games`` games of ``agent`` (``puct``) on every seat; ``(policy, value)`` samples.
-
-    Policy samples: at each searched decision, the acting seat's observation, its legal-action
-    mask and the root's visit distribution. Value samples: the same observations with the
-    seat's final return.
-    """
-    rng = np.random.default_rng(seed)
-    size, actions = game.observation_size, game.num_distinct_actions
     obs: list[np.ndarray] = []
     visits: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     seats: list[int] = []
     index: list[int] = []
-    returns_of: dict[int, np.ndarray] = {}
-    for g in range(games):
-        state = game.new_initial_state(seed=int(rng.integers(2**62)))
-        agent.seed(int(rng.integers(2**62)))
+    value: list[float] = []
+    for g in games:
+        state = _cpp_state(game.new_initial_state(seed=int(rng.integers(SEED_LIMIT))))
+        first = len(seats)
+        searched = 0
         for _ in range(MAX_DECISIONS):
             if state.is_terminal():
                 break
@@ -189,197 +200,273 @@ def search_games(
                 state.apply_action(legal[0])
                 continue
             seat = state.current_player()
-            action = agent.search(lambda r, _s=state, _p=seat: _s.resample_hidden(_p, r), legal)
-            counts = np.zeros(actions, dtype=np.float32)
-            for a, v in agent.last_visits.items():
-                counts[a] = v
-            if counts.sum() > 0:
-                obs.append(state.observation_tensor(seat))
-                visits.append(counts / counts.sum())
-                masks.append(state.legal_actions_mask())
-                seats.append(seat)
-                index.append(g)
+            r = core.puct_search(
+                state.core_state,
+                seat,
+                net,
+                seed=int(rng.integers(SEED_LIMIT)),
+                simulations=config.sims,
+                seconds=0.0,
+                c=config.c,
+                batch=1,
+                threads=1,
+                noise_alpha=config.alpha,
+                noise_fraction=config.noise,
+            )
+            counts = np.asarray(r["visits"], dtype=np.float64)
+            target = np.zeros(game.num_distinct_actions, dtype=np.float32)
+            target[r["actions"]] = counts / counts.sum()
+            obs.append(state.observation_tensor(seat))
+            visits.append(target)
+            masks.append(state.legal_actions_mask().astype(bool))
+            seats.append(seat)
+            index.append(g)
+            if searched < config.explore:
+                action = int(rng.choice(r["actions"], p=counts / counts.sum()))
+            else:
+                action = int(r["action"])
+            searched += 1
             state.apply_action(action)
-        returns_of[g] = state.returns()
-        if progress is not None:
-            progress(1)
-    value_target = [float(returns_of[g][s]) for g, s in zip(index, seats, strict=True)]
-    policy = _stack(obs, visits, index, size)
-    policy.target = policy.target.reshape(-1, actions)
-    policy.mask = np.asarray(masks, dtype=bool).reshape(-1, actions)
-    return policy, _stack(obs, value_target, index, size)
+        returns = state.returns()  # zeros if the guard stopped it: no outcome to learn
+        value.extend(float(returns[s]) for s in seats[first:])
+    size, actions = game.observation_size, game.num_distinct_actions
+    np.savez_compressed(
+        shard,
+        obs=np.asarray(obs, dtype=np.float32).reshape(-1, size),
+        visits=np.asarray(visits, dtype=np.float32).reshape(-1, actions),
+        mask=np.asarray(masks, dtype=bool).reshape(-1, actions),
+        value=np.asarray(value, dtype=np.float32),
+        game=np.asarray(index, dtype=np.int64),
+    )
+    return {"samples": len(obs), "games": len(games), "seconds": time.perf_counter() - started}
+
+
+def load_samples(shards: list[Path]) -> Samples:
+    """The samples of ``shards`` (written by :func:`self_play`), in order; nothing unpickled.
+
+    Raises:
+        ValueError: a shard that is not such a file (names it).
+    """
+    parts = []
+    for path in shards:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                parts.append(Samples(*(data[f] for f in FIELDS)))
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: not a samples shard of fort-env expert: {exc}") from None
+    return concat(parts)
 
 
 # --------------------------------------------------------------------------- fitting
-def _value_loss(policy: Any, data: Samples) -> float:
+def _losses(policy: Any, data: Samples, rows: np.ndarray, device: Any) -> tuple[Any, Any]:
+    """(cross-entropy to the visits over the legal actions, value MSE) on ``rows``."""
     import torch
 
-    if not len(data):
-        return float("nan")
-    with torch.no_grad():
-        v = policy_values(policy, torch.as_tensor(data.obs))
-        return float(((v - torch.as_tensor(data.target)) ** 2).mean())
-
-
-def _policy_loss(policy: Any, data: Samples) -> float:
-    import torch
-
-    if not len(data):
-        return float("nan")
-    with torch.no_grad():
-        return float(_cross_entropy(policy, data, np.arange(len(data))))
-
-
-def _cross_entropy(policy: Any, data: Samples, rows: np.ndarray) -> Any:
-    import torch
-
-    assert data.mask is not None
-    logits = policy_logits(policy, torch.as_tensor(data.obs[rows]))
-    logits = logits.masked_fill(~torch.as_tensor(data.mask[rows]), -1e9)
+    x = torch.as_tensor(data.obs[rows], device=device)
+    logits = policy_logits(policy, x)
+    logits = logits.masked_fill(~torch.as_tensor(data.mask[rows], device=device), -1e9)
     log_p = torch.log_softmax(logits, dim=1)
-    return -(torch.as_tensor(data.target[rows]) * log_p).sum(dim=1).mean()
+    cross_entropy = -(torch.as_tensor(data.visits[rows], device=device) * log_p).sum(1).mean()
+    v = policy_values(policy, x)
+    mse = ((v - torch.as_tensor(data.value[rows], device=device)) ** 2).mean()
+    return cross_entropy, mse
 
 
-def fit(
-    policy: Any,
-    value: Samples,
-    search: Samples | None,
-    config: ExpertConfig,
-) -> dict[str, float]:
-    """Fit ``policy`` in place: the value head to ``value`` (MSE), the policy head to
-    ``search`` (cross-entropy to the visit distributions), ``config.epochs`` passes with Adam.
+def evaluate(policy: Any, data: Samples, device: str = "cpu") -> dict[str, float]:
+    """``{"policy_cross_entropy", "value_mse"}`` of ``policy`` on ``data`` (NaN if empty)."""
+    import torch
 
-    Returns the mean training losses of the last epoch (``value_loss``, ``policy_loss``).
-    """
+    if not len(data):
+        return {"policy_cross_entropy": float("nan"), "value_mse": float("nan")}
+    policy.to(device)
+    with torch.no_grad():
+        ce, mse = _losses(policy, data, np.arange(len(data)), torch.device(device))
+    return {"policy_cross_entropy": float(ce), "value_mse": float(mse)}
+
+
+def fit(policy: Any, data: Samples, config: ExpertConfig, device: str = "cpu") -> dict[str, float]:
+    """Fit ``policy`` in place on ``device``: cross-entropy to the visits plus the value's MSE,
+    ``config.epochs`` passes of minibatches with Adam (gradients clipped at norm 0.5). Leaves
+    the policy on the CPU in eval mode. Returns the last epoch's mean losses."""
     import torch
 
     rng = np.random.default_rng(config.seed)
+    dev = torch.device(device)
+    policy.to(dev)
     optimizer = torch.optim.Adam(policy.parameters(), lr=config.learning_rate)
     policy.train(True)
-    last: dict[str, float] = {}
+    last = {"policy_cross_entropy": float("nan"), "value_mse": float("nan")}
     for _ in range(config.epochs):
-        sums = {"value_loss": 0.0, "policy_loss": 0.0}
-        steps = max(1, -(-len(value) // config.batch_size))
-        order = rng.permutation(len(value))
-        search_order = rng.permutation(len(search)) if search is not None and len(search) else None
-        for k in range(steps):
-            rows = order[k * config.batch_size : (k + 1) * config.batch_size]
-            loss = torch.zeros(())
-            if len(rows):
-                v = policy_values(policy, torch.as_tensor(value.obs[rows]))
-                value_loss = ((v - torch.as_tensor(value.target[rows])) ** 2).mean()
-                loss = loss + value_loss
-                sums["value_loss"] += value_loss.item()
-            if search is not None and search_order is not None:
-                # the search samples are fewer: cycle through them alongside the value's
-                per = max(1, -(-len(search) // steps))
-                srows = search_order[(k * per) % len(search) :][:per]
-                policy_loss = _cross_entropy(policy, search, srows)
-                loss = loss + policy_loss
-                sums["policy_loss"] += policy_loss.item()
+        sums = np.zeros(2)
+        order = rng.permutation(len(data))
+        steps = 0
+        for k in range(0, len(order), config.batch_size):
+            ce, mse = _losses(policy, data, order[k : k + config.batch_size], dev)
             optimizer.zero_grad()
-            loss.backward()
+            (ce + mse).backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             optimizer.step()
-        last = {k: v / steps for k, v in sums.items()}
+            sums += (ce.item(), mse.item())
+            steps += 1
+        if steps:
+            last = {"policy_cross_entropy": sums[0] / steps, "value_mse": sums[1] / steps}
     policy.train(False)
+    policy.to("cpu")
     return last
 
 
-# --------------------------------------------------------------------------- the round
-def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, Any]:
-    """One round: games, fit, hold-out losses; writes ``OUT/model.safetensors`` (+ ``.json``)
-    and ``OUT/expert.json`` (the config, sample counts, losses and timings); returns the latter.
+# --------------------------------------------------------------------------- gate
+def gate(candidate: Path, best: Path, num_players: int, config: ExpertConfig) -> dict[str, Any]:
+    """The candidate against ``num_players - 1`` copies of the best (module docstring, 3.).
 
-    Raises:
-        ModelFileError: ``config.model`` is missing or corrupt.
-        FileExistsError: ``OUT/model.safetensors`` exists already.
-        ValueError: negative game counts, no game at all, or ``value_keep`` outside (0, 1].
+    Returns ``{"games", "win_rate", "win_rate_ci95", "needed", "accepted", "seed"}``.
     """
-    import json
+    from agents.arena.tournament import run_tournament
 
-    import torch
+    needed = config.threshold * 2.0 / num_players  # the share over the fair 1/n: 1.1 at 0.55
+    if config.gate_games == 0:  # no gate: every candidate is taken
+        return {"games": 0, "accepted": True, "needed": needed}
+    seed = int(np.random.default_rng([config.seed, 7]).integers(SEED_LIMIT))  # every round's
+    specs = [f"puct:model={candidate}:sims={config.gate_sims}:c={config.c}"]
+    specs += [f"puct:model={best}:sims={config.gate_sims}:c={config.c}"] * (num_players - 1)
+    result = run_tournament(
+        specs, num_players, config.gate_games, seed=seed, workers=config.workers, progress=False
+    )
+    mine = result["agents"][specs[0]]  # the first spec keeps its name (unique_names)
+    rate = float(mine["win_rate"])
+    return {
+        "games": int(result["games"]),
+        "win_rate": rate,
+        "win_rate_ci95": mine["win_rate_ci95"],
+        "needed": needed,
+        "accepted": rate >= needed,
+        "seed": seed,
+    }
 
-    if config.value_games < 0 or config.search_games < 0:
-        raise ValueError("value_games and search_games must be at least 0")
-    if not 0 < config.value_keep <= 1:
-        raise ValueError(f"value_keep must be in (0, 1], got {config.value_keep}")
-    if config.value_games + config.search_games == 0:
-        raise ValueError("no games: give value_games or search_games")
-    out = Path(out)
-    if (out / "model.safetensors").exists():
-        raise FileExistsError(f"{out / 'model.safetensors'} exists; choose another --out")
-    torch.manual_seed(config.seed)
-    policy, _ = load_policy_file(config.model)
-    policy.train(False)
-    described = read_description(config.model)
+
+# --------------------------------------------------------------------------- the loop
+def _save(policy: Any, path: Path, described: dict[str, Any], report: dict[str, Any]) -> Path:
     facts = described["game"]
-    game = FortGame(facts["num_players"], facts["setup"], facts.get("card_set"))
-    threads = torch_threads(GAME_TORCH_THREADS)  # the games' forward passes are small
-    started = time.perf_counter()
-    value = policy_games(policy, game, config.value_games, config.seed, config.value_keep)
-    value_seconds = time.perf_counter() - started
-    echo(f"value games: {config.value_games} -> {len(value)} samples in {value_seconds:.0f} s")
-    value_train, value_hold = value.split(config.value_games)
-    search_train = search_hold = None
-    search_seconds = 0.0
-    if config.search_games:
-        agent = PUCTAgent(
-            model=config.model, ms=config.search_ms, iterations=config.search_iterations
-        )
-        started = time.perf_counter()
-        search, search_value = search_games(agent, game, config.search_games, config.seed + 1)
-        search_seconds = time.perf_counter() - started
-        echo(f"search games: {config.search_games} -> {len(search)} samples")
-        echo(f"  in {search_seconds:.0f} s")
-        # each source holds out its own last games; the search games' outcomes train the value
-        search_train, search_hold = search.split(config.search_games)
-        more_train, more_hold = search_value.split(config.search_games)
-        value_train, value_hold = value_train + more_train, value_hold + more_hold
-    torch_threads(threads)  # the fit's minibatches use every thread
-    before = {
-        "value_mse": _value_loss(policy, value_hold),
-        "policy_cross_entropy": _policy_loss(policy, search_hold) if search_hold else None,
-    }
-    started = time.perf_counter()
-    losses = fit(policy, value_train, search_train, config)
-    fit_seconds = time.perf_counter() - started
-    after = {
-        "value_mse": _value_loss(policy, value_hold),
-        "policy_cross_entropy": _policy_loss(policy, search_hold) if search_hold else None,
-    }
-    echo(f"hold-out value MSE {before['value_mse']:.3f} -> {after['value_mse']:.3f}")
-    if search_hold:
-        echo(
-            f"hold-out policy cross-entropy {before['policy_cross_entropy']:.3f} -> "
-            f"{after['policy_cross_entropy']:.3f}"
-        )
-    report = {
-        "config": asdict(config),
-        "samples": {
-            "value": len(value_train),
-            "policy": 0 if search_train is None else len(search_train),
-            "value_holdout": len(value_hold),
-            "policy_holdout": 0 if search_hold is None else len(search_hold),
-        },
-        "holdout": {"before": before, "after": after},
-        "train_losses": losses,
-        "seconds": {
-            "value_games": value_seconds,
-            "search_games": search_seconds,
-            "fit": fit_seconds,
-        },
-    }
     training = dict(described.get("training") or {})
     training["expert"] = report
-    save_policy(
+    return save_policy(
         policy,
-        out / "model",
+        path,
         num_players=facts["num_players"],
         setup=facts["setup"],
         cards=facts.get("card_set"),
         training=training,
         timesteps=described.get("timesteps"),
     )
-    (out / "expert.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+
+
+def _copy_policy(source: str | Path, target: Path) -> None:
+    """``source``'s tensors and description as ``target`` (``NAME.safetensors`` + ``.json``)."""
+    weights, description = policy_paths(source)
+    tw, td = policy_paths(target)
+    shutil.copyfile(weights, tw)
+    info = json.loads(description.read_text(encoding="utf-8"))
+    info["weights"] = tw.name
+    td.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+
+
+def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, Any]:
+    """Expert iteration (module docstring); returns the report written to ``OUT/expert.json``.
+
+    Raises:
+        ModelFileError: ``config.model`` is missing, corrupt or does not run on the core.
+        FileExistsError: ``OUT/expert.json`` exists already.
+        ValueError: a setting out of range (:meth:`ExpertConfig.check`).
+    """
+    import torch
+
+    from agents.arena.games import torch_threads
+    from agents.learned.core_network import core_network
+    from train.selfplay import resolve_device
+
+    config.check()
+    out = Path(out)
+    if (out / "expert.json").exists():
+        raise FileExistsError(f"{out / 'expert.json'} exists; choose another --out")
+    core_network(config.model)  # refuses a bad model before any game
+    device = resolve_device(config.device)
+    described = read_description(config.model)
+    n = int(described["game"]["num_players"])
+    out.mkdir(parents=True, exist_ok=True)
+    best = out / "best.safetensors"
+    _copy_policy(config.model, best)
+    torch.manual_seed(config.seed)
+    report: dict[str, Any] = {"config": asdict(config), "device": device, "rounds": []}
+    seeds = np.random.default_rng(config.seed)
+    context = get_context("spawn")  # torch and threads in the parent: no fork
+    for k in range(1, config.rounds + 1):
+        folder = out / f"round-{k:03d}"
+        (folder / "samples").mkdir(parents=True, exist_ok=True)
+        first = (k - 1) * config.games
+        games = range(first, first + config.games)
+        started = time.perf_counter()
+        chunks = [c for c in np.array_split(np.arange(first, games.stop), config.workers) if len(c)]
+        tasks = [
+            (
+                str(best),
+                config,
+                range(int(c[0]), int(c[-1]) + 1),
+                int(seeds.integers(SEED_LIMIT)),
+                folder / "samples" / f"shard-{w:02d}.npz",
+            )
+            for w, c in enumerate(chunks)
+        ]
+        if config.workers == 1:
+            played = [self_play(*t) for t in tasks]
+        else:
+            with ProcessPoolExecutor(len(tasks), mp_context=context) as pool:
+                played = list(pool.map(self_play, *zip(*tasks, strict=True)))
+        play_seconds = time.perf_counter() - started
+        shards = sorted(
+            p
+            for j in range(max(1, k - config.window + 1), k + 1)
+            for p in (out / f"round-{j:03d}" / "samples").glob("shard-*.npz")
+        )
+        data = load_samples(shards)
+        train_part, holdout = data.split(games)
+        policy, _ = load_policy_file(best)
+        threads = torch_threads(os.cpu_count() or 1)  # the fit: every core
+        before = evaluate(policy, holdout, device)
+        started = time.perf_counter()
+        losses = fit(policy, train_part, config, device)
+        fit_seconds = time.perf_counter() - started
+        after = evaluate(policy, holdout, device)
+        torch_threads(threads)
+        entry: dict[str, Any] = {
+            "round": k,
+            "samples": {
+                "new": sum(p["samples"] for p in played),
+                "train": len(train_part),
+                "holdout": len(holdout),
+            },
+            "holdout": {"before": before, "after": after},
+            "train_losses": losses,
+        }
+        candidate = _save(policy, folder / "candidate", described, {**report, "current": entry})
+        started = time.perf_counter()
+        entry["gate"] = gate(candidate, best, n, config)
+        entry["seconds"] = {
+            "self_play": play_seconds,
+            "fit": fit_seconds,
+            "gate": time.perf_counter() - started,
+        }
+        if entry["gate"]["accepted"]:
+            _copy_policy(candidate, best)
+        report["rounds"].append(entry)
+        report["accepted"] = [e["round"] for e in report["rounds"] if e["gate"]["accepted"]]
+        (out / "expert.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        g = entry["gate"]
+        echo(
+            f"round {k}: {entry['samples']['new']} samples in {play_seconds:.0f} s; hold-out "
+            f"cross-entropy {before['policy_cross_entropy']:.3f} -> "
+            f"{after['policy_cross_entropy']:.3f}, value MSE {before['value_mse']:.3f} -> "
+            f"{after['value_mse']:.3f}; gate "
+            + (f"{g['win_rate']:.3f} (needs {g['needed']:.3f}): " if g["games"] else "off: ")
+            + ("accepted" if g["accepted"] else "rejected")
+        )
     return report

@@ -1,11 +1,17 @@
 """``puct``: information-set search guided by a trained policy (PUCT, as in AlphaZero).
 
-A trained MaskablePPO policy (``train/selfplay.py``, saved by ``agents.learned.policy_file``) gives
-the search its prior over actions and its value of a position; the search replaces IS-MCTS's
-rollouts with the value head, and its UCB1 with the PUCT rule (Silver et al. 2017, "Mastering
-the game of Go without human knowledge"; Cowling, Powley and Whitehouse 2012 for the
-information sets). One tree per decision, from the searching seat's point of view; each
-iteration:
+A trained policy (``fort-env train``, ``fort-env expert``; saved by ``agents.learned.policy_file``)
+gives the search its prior over actions and its value of a position; the search replaces
+IS-MCTS's rollouts with the value head, and its UCB1 with the PUCT rule (Silver et al. 2017,
+"Mastering the game of Go without human knowledge"; Cowling, Powley and Whitehouse 2012 for the
+information sets).
+
+Two engines run the same search. ``engine=core`` (the default) runs it in C++ with the network
+on the core (``cpp/include/fort/bots/puct.h``, :mod:`agents.learned.core_network`): ~1,000
+simulations in 50 ms on one core (``scripts/puct_speed.py``), leaves batched (``batch``, with
+virtual loss) and trees in threads (``threads``), the GIL released. ``engine=python`` is the
+reference below, one torch forward pass per simulation (35-100 in 50 ms). One tree per decision,
+from the searching seat's point of view; each simulation:
 
 1. **Determinise**: ``info["determinize"](rng)`` re-deals what the seat cannot see
    (``FortState.resample_hidden``), so the search never uses hidden information.
@@ -22,15 +28,16 @@ iteration:
 4. **Back up**: each node keeps the mean value of the seat that chose its action. Values are
    the value head's estimate of a seat's return (``win_loss``: -1..1) mapped to ``[0, 1]``.
 
-The action played is the root's most visited legal child. The budget per decision is
-``iterations`` iterations or ``ms`` milliseconds, whichever ends first (``ms=0``: no time
-limit). Settings by name: ``puct:ms=50:c=1.5:model=runs/full/latest/model.safetensors``.
+The action played is the root's most visited legal child. The budget per decision is ``sims``
+simulations or ``ms`` milliseconds, whichever ends first: ``puct`` alone is ``ms=50``;
+``puct:sims=N`` alone has no time limit, and is then a function of the seat's information set,
+the model and the agent's seed (reproducible from its seed, whatever the machine's load).
+Settings by name: ``puct:ms=50:c=1.5:model=runs/full/latest/model.safetensors``.
 
-Speed: an iteration is one forward pass of a position, where torch's threads only wait on
-each other; the tournament runner plays on one torch thread (``agents.arena.tournament.
-torch_threads``), and in a loop of your own ``torch.set_num_threads(1)`` does the same (with
-another process busy on 2 cores, two threads made iterations ~4x slower:
-``scripts/puct_speed.py``).
+Speed of the Python engine: a simulation is one forward pass of a position, where torch's
+threads only wait on each other; the tournament runner plays on one torch thread
+(``agents.arena.tournament.torch_threads``), and in a loop of your own
+``torch.set_num_threads(1)`` does the same.
 
 Without ``model`` the agent searches with the shipped model for the table's player count
 (``agents.learned.zoo``: chosen at its first decision, or named with ``puct:players=N``), so
@@ -52,16 +59,24 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent, MissingInfoError, check_logits, legal_from, masked_softmax
+from agents.learned.core_network import core_network
 from agents.learned.policy_file import preset_model, trained_num_players
 from agents.learned.ppo import load_policy, policy_logits, policy_observation_size, policy_values
 from agents.learned.zoo import shipped_model
 from fort_env import FortState
+from fort_env.native import backend as cpp_backend
 
-__all__ = ["DEFAULT_MODELS", "PUCTAgent"]
+__all__ = ["DEFAULT_MODELS", "ENGINES", "PUCTAgent"]
 
 DEFAULT_MODELS = (preset_model("full"), preset_model("quick"))
+UNLIMITED = 2**62  # "no simulation limit" (the time limit ends the search)
 MAX_DEPTH = 2_000  # decisions walked in one iteration; a guard only (a game is a few hundred)
 RETURN_RANGE = (-1.0, 1.0)  # win_loss returns (fort_env.envs.aec "Rewards"), mapped to [0, 1]
+ENGINES = ("core", "python")
+DEFAULT_MS = 50.0  # the time limit when neither ms nor sims is given
+SEED_LIMIT = 2**62  # seeds of the C++ search (fort_env.game.constants.SEED_LIMIT)
+MAX_BATCH = 256  # puct.h's limits on batch and threads
+MAX_THREADS = 64
 
 
 class Node:
@@ -85,14 +100,24 @@ class PUCTAgent(BaseAgent):
         model: a saved policy (``NAME.safetensors``, :func:`agents.learned.ppo.load_policy`);
             ``None``: the shipped model for the game's player count (module docstring).
         players: with ``model=None``, load the shipped model for this count now.
-        ms: time limit per searched decision in milliseconds (0: none).
-        iterations: iteration limit per searched decision.
+        ms: time limit per searched decision in milliseconds, above 0 (``None``: 50 unless
+            ``sims`` is given, then none).
+        sims: simulation limit per searched decision (``None``: none but ``ms``).
+        iterations: the former name of ``sims``.
         c: the PUCT exploration constant.
+        engine: ``core`` (C++, the default) or ``python`` (the reference).
+        batch: leaves per forward pass, with virtual loss (``core`` only; 1: sequential).
+        threads: root-parallel trees (``core`` only).
+        noise: the weight of Dirichlet(``alpha``) noise on the root's priors (``core`` only;
+            0: none; self-play in ``fort-env expert`` uses it).
+        alpha: that noise's concentration.
         seed: the agent's seed (determinisations).
 
     Raises:
-        ModelFileError: a bad model file, or no shipped model for ``players``.
-        ValueError: a negative or infinite ``ms``, ``iterations < 1`` or ``c < 0``.
+        ModelFileError: a bad model file, no shipped model for ``players``, or (``core``) a
+            network the core cannot run.
+        ValueError: ``ms`` not above 0 or infinite, ``sims < 1``, ``c < 0``, an unknown engine,
+            ``batch`` or ``threads`` out of range, ``noise`` outside [0, 1), ``alpha <= 0``.
     """
 
     name = "puct"
@@ -100,21 +125,45 @@ class PUCTAgent(BaseAgent):
     def __init__(
         self,
         model: str | Path | None = None,
-        ms: float = 50.0,
-        iterations: int = 100_000,
+        ms: float | None = None,
+        sims: int | None = None,
         c: float = 1.5,
         seed: int | None = None,
         players: int | None = None,
+        engine: str = "core",
+        batch: int = 1,
+        threads: int = 1,
+        noise: float = 0.0,
+        alpha: float = 0.3,
+        iterations: int | None = None,
     ) -> None:
         super().__init__(None, seed)
-        if not (float(ms) >= 0 and math.isfinite(float(ms))):
-            raise ValueError(f"ms must be finite and at least 0, got {ms}")
-        if int(iterations) < 1:
-            raise ValueError(f"iterations must be at least 1, got {iterations}")
+        self.model: str | None = None
+        if sims is None:
+            sims = iterations
+        if ms is not None and not (float(ms) > 0 and math.isfinite(float(ms))):
+            raise ValueError(f"ms must be finite and above 0, got {ms}")
+        if ms is None:  # 0.0 below: no time limit
+            ms = DEFAULT_MS if sims is None else 0.0
+        if sims is not None and int(sims) < 1:
+            raise ValueError(f"sims must be at least 1, got {sims}")
         if not float(c) >= 0:
             raise ValueError(f"c must be at least 0, got {c}")
-        self.model: str | None = None
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+        if not 1 <= int(batch) <= MAX_BATCH:
+            raise ValueError(f"batch must be in [1, {MAX_BATCH}], got {batch}")
+        if not 1 <= int(threads) <= MAX_THREADS:
+            raise ValueError(f"threads must be in [1, {MAX_THREADS}], got {threads}")
+        if not 0.0 <= float(noise) < 1.0:
+            raise ValueError(f"noise must be in [0, 1), got {noise}")
+        if not (float(alpha) > 0 and math.isfinite(float(alpha))):
+            raise ValueError(f"alpha must be finite and above 0, got {alpha}")
+        self.engine = engine
+        self.batch, self.threads = int(batch), int(threads)
+        self.noise, self.alpha = float(noise), float(alpha)
         self.policy: Any = None
+        self.network: Any = None  # the core's copy (engine core)
         self.num_players: int | None = None
         self.observation_size = 0
         self._shipped = model is None
@@ -123,15 +172,18 @@ class PUCTAgent(BaseAgent):
         elif players is not None:
             self._load(shipped_model(int(players)))
         self.seconds = float(ms) / 1000.0
-        self.iterations = int(iterations)
+        self.iterations = int(sims) if sims is not None else UNLIMITED
         self.c = float(c)
-        self.last_iterations = 0  # iterations run by the last search (for reports)
+        self.last_iterations = 0  # simulations run by the last search (for reports)
         # the root's visits per legal action in the last search (expert iteration's targets)
         self.last_visits: dict[int, int] = {}
+        self.last_search: dict[str, Any] = {}  # the core's whole answer (engine core)
 
     def _load(self, model: Path) -> None:
         self.model = str(model)
         self.policy = load_policy(model)
+        if self.engine == "core":  # refuses a network the core cannot run, before any search
+            self.network = core_network(model)
         # the observation's size is the same for every player count: the file says which
         self.num_players = trained_num_players(model)
         self.observation_size = policy_observation_size(self.policy)
@@ -146,7 +198,49 @@ class PUCTAgent(BaseAgent):
             raise MissingInfoError(
                 "puct needs info['determinize'] (play it with the tournament runner)"
             )
+        if self.engine == "core":
+            return self.search_core(determinize, int(info["seat"]), legal)
         return self.search(determinize, legal)
+
+    def search_core(self, determinize: Any, seat: int, legal: list[int]) -> int:
+        """Run the C++ search from one determinisation (module docstring); the best action.
+
+        Raises:
+            ValueError: the model was trained for a game of another size.
+        """
+        position = determinize(self.rng)  # a state of the seat's information set, no more
+        if not isinstance(position, cpp_backend.CppFortState):
+            position = cpp_backend.CppFortState.from_state(position)  # a Python-backend game
+        self._check_table(position.game.num_players)
+        result = cpp_backend.require().puct_search(
+            position.core_state,
+            seat,
+            self.network,
+            seed=int(self.rng.integers(SEED_LIMIT)),
+            simulations=self.iterations,
+            seconds=self.seconds,
+            c=self.c,
+            batch=self.batch,
+            threads=self.threads,
+            noise_alpha=self.alpha,
+            noise_fraction=self.noise,
+        )
+        self.last_search = dict(result)
+        self.last_iterations = int(result["simulations"])
+        self.last_visits = dict(zip(result["actions"], result["visits"], strict=True))
+        action = int(result["action"])
+        if action not in legal:  # the seat's legal actions are the same in its information set
+            raise RuntimeError(f"the C++ search returned {action}, not among the legal {legal}")
+        return action
+
+    def _check_table(self, n: int) -> None:
+        """Load the shipped model for an ``n``-player table; refuse a model of another size."""
+        if self._shipped and self.num_players != n:
+            self._load(shipped_model(n))
+        if n != self.num_players:
+            raise ValueError(
+                f"{self.model} was trained for {self.num_players} players; this game has {n}"
+            )
 
     # ------------------------------------------------------------------ network
     def evaluate(self, state: FortState) -> tuple[np.ndarray, np.ndarray]:
@@ -159,8 +253,7 @@ class PUCTAgent(BaseAgent):
         import torch
 
         n = state.game.num_players
-        if self._shipped and self.num_players != n:  # the shipped model for this table
-            self._load(shipped_model(n))
+        self._check_table(n)
         obs = np.stack([state.observation_tensor(seat) for seat in range(n)])
         if n != self.num_players or obs.shape[1] != self.observation_size:
             raise ValueError(
@@ -252,4 +345,4 @@ class PUCTAgent(BaseAgent):
         return best
 
     def __repr__(self) -> str:
-        return f"PUCTAgent(name={self.name!r}, model={self.model!r})"
+        return f"PUCTAgent(name={self.name!r}, model={self.model!r}, engine={self.engine!r})"

@@ -1,5 +1,6 @@
 // fort_env.native._core: bindings of IS-MCTS in C++ (ismcts.h), the builder heuristic
-// (rollout_policy.h) and the evaluation function (evaluation.h). Thin: every value from Python is
+// (rollout_policy.h), the evaluation function (evaluation.h), the policy-value network
+// (network.h) and the PUCT search it guides (puct.h). Thin: every value from Python is
 // checked here (ValueError/TypeError naming the argument); the search runs on a copy of the
 // position with the GIL released.
 #include <pybind11/numpy.h>
@@ -9,12 +10,15 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bind_common.h"
 #include "fort/bots/evaluation.h"
 #include "fort/bots/ismcts.h"
+#include "fort/bots/network.h"
 #include "fort/bots/policy.h"
+#include "fort/bots/puct.h"
 #include "fort/bots/rollout_policy.h"
 #include "fort/constants.h"
 #include "fort/game/rng.h"
@@ -90,9 +94,164 @@ std::vector<int> legal_list(const py::handle& v, const fort::State& s) {
     return out;
 }
 
+// A float32 array argument of `ndim` dimensions (any strides: copied to C order).
+py::array_t<float, py::array::c_style> float_array(const py::handle& v, const std::string& name,
+                                                   int ndim) {
+    if (!py::isinstance<py::array>(v))
+        throw py::type_error(name + " must be a numpy float32 array, got " +
+                             py::str(py::type::of(v)).cast<std::string>());
+    const auto a = py::reinterpret_borrow<py::array>(v);
+    if (!a.dtype().is(py::dtype::of<float>()) || a.ndim() != ndim)
+        throw py::value_error(name + " must be a " + std::to_string(ndim) +
+                              "-d float32 array, got a " + std::to_string(a.ndim()) + "-d " +
+                              py::str(a.dtype()).cast<std::string>() + " array");
+    return py::array_t<float, py::array::c_style>::ensure(a);
+}
+
+// A (weight, bias) pair: weight (out, in), bias (out,), as torch's nn.Linear holds them.
+std::pair<py::array_t<float, py::array::c_style>, py::array_t<float, py::array::c_style>>
+linear_arg(const py::handle& v, const std::string& name) {
+    if (!py::isinstance<py::tuple>(v) || py::len(v) != 2)
+        throw py::type_error(name + " must be a (weight, bias) tuple");
+    const auto t = py::reinterpret_borrow<py::tuple>(v);
+    auto w = float_array(t[0], name + " weight", 2);
+    auto b = float_array(t[1], name + " bias", 1);
+    if (b.shape(0) != w.shape(0))
+        throw py::value_error(name + ": the bias has " + std::to_string(b.shape(0)) +
+                              " entries for a weight of " + std::to_string(w.shape(0)) + " rows");
+    return {w, b};
+}
+
+std::vector<fort::DenseLayer> layers_arg(const py::handle& v, const std::string& name) {
+    if (!py::isinstance<py::list>(v)) throw py::type_error(name + " must be a list of (weight, bias)");
+    std::vector<fort::DenseLayer> out;
+    int i = 0;
+    for (const auto& item : py::reinterpret_borrow<py::list>(v)) {
+        auto [w, b] = linear_arg(item, name + "[" + std::to_string(i++) + "]");
+        out.push_back(fort::DenseLayer::from_torch(static_cast<int>(w.shape(0)),
+                                                   static_cast<int>(w.shape(1)), w.data(),
+                                                   b.data()));
+    }
+    return out;
+}
+
+fort::Head head_arg(const py::handle& v, const std::string& name) {
+    auto [w, b] = linear_arg(v, name);
+    return fort::Head::from_torch(static_cast<int>(w.shape(0)), static_cast<int>(w.shape(1)),
+                                  w.data(), b.data());
+}
+
 }  // namespace
 
 void bind_search(py::module_& m) {
+    py::class_<fort::PolicyValueNet>(m, "PolicyValueNet", R"doc(A policy-value network on the core
+(cpp/include/fort/bots/network.h): dense layers as torch's nn.Linear holds them.
+
+PolicyValueNet(observation_size, num_actions, activation, trunk, policy_tower, value_tower,
+policy_head, value_head): activation 'ReLU' or 'Tanh'; trunk, policy_tower, value_tower: lists
+of (weight float32 (out, in), bias float32 (out,)) tuples, applied in order (the towers read
+the trunk's output, or the observation without a trunk); policy_head (weight (num_actions,
+last), bias) and value_head (weight (1, last), bias). The arrays are copied. Raises TypeError or
+ValueError naming a bad argument, a layer that does not read its predecessor's width, or a
+value that is not finite. agents/learned/core_network.py builds one from a policy file.)doc")
+        .def(py::init([](const py::handle& observation_size, const py::handle& num_actions,
+                         const std::string& activation, const py::handle& trunk,
+                         const py::handle& policy_tower, const py::handle& value_tower,
+                         const py::handle& policy_head, const py::handle& value_head) {
+                 fort::Activation act;
+                 if (activation == "ReLU") {
+                     act = fort::Activation::RELU;
+                 } else if (activation == "Tanh") {
+                     act = fort::Activation::TANH;
+                 } else {
+                     throw py::value_error("activation must be 'ReLU' or 'Tanh', got '" +
+                                           activation + "'");
+                 }
+                 return fort::PolicyValueNet(
+                     static_cast<int>(int_arg(observation_size, "observation_size", 1, 1 << 24)),
+                     static_cast<int>(int_arg(num_actions, "num_actions", 1, 1 << 24)), act,
+                     layers_arg(trunk, "trunk"), layers_arg(policy_tower, "policy_tower"),
+                     layers_arg(value_tower, "value_tower"), head_arg(policy_head, "policy_head"),
+                     head_arg(value_head, "value_head"));
+             }),
+             py::arg("observation_size"), py::arg("num_actions"), py::arg("activation"),
+             py::arg("trunk"), py::arg("policy_tower"), py::arg("value_tower"),
+             py::arg("policy_head"), py::arg("value_head"))
+        .def_property_readonly("observation_size", &fort::PolicyValueNet::observation_size)
+        .def_property_readonly("num_actions", &fort::PolicyValueNet::num_actions)
+        .def(
+            "forward",
+            [](const fort::PolicyValueNet& net, const py::handle& obs) {
+                auto x = float_array(obs, "obs", 2);
+                if (x.shape(1) != net.observation_size())
+                    throw py::value_error("obs must have " +
+                                          std::to_string(net.observation_size()) +
+                                          " columns, got " + std::to_string(x.shape(1)));
+                const int k = static_cast<int>(x.shape(0));
+                py::array_t<float> logits({static_cast<py::ssize_t>(k),
+                                           static_cast<py::ssize_t>(net.num_actions())});
+                py::array_t<float> values(static_cast<py::ssize_t>(k));
+                if (k > 0) {
+                    const float* in = x.data();
+                    float* lp = logits.mutable_data();
+                    float* vp = values.mutable_data();
+                    py::gil_scoped_release release;
+                    fort::NetScratch scratch;
+                    net.forward(in, k, lp, vp, scratch);
+                }
+                return py::make_tuple(logits, values);
+            },
+            py::arg("obs"),
+            "(logits float32 (K, num_actions), values float32 (K,)) for observations float32 "
+            "(K, observation_size): the network's forward pass (no mask, no softmax).");
+    m.def(
+        "puct_search",
+        [](const fort::State& state, const py::handle& seat, const fort::PolicyValueNet& net,
+           const py::handle& seed, const py::handle& simulations, const py::handle& seconds,
+           const py::handle& c, const py::handle& batch, const py::handle& threads,
+           const py::handle& noise_alpha, const py::handle& noise_fraction) {
+            fort::PuctSettings s;
+            const int p = static_cast<int>(int_arg(seat, "seat", 0, state.num_players - 1));
+            s.seed = static_cast<uint64_t>(int_arg(seed, "seed", 0, fort::SEED_LIMIT - 1));
+            s.simulations = int_arg(simulations, "simulations", 1, INT64_MAX);
+            s.seconds = float_arg(seconds, "seconds");
+            s.c = float_arg(c, "c");
+            s.batch = static_cast<int>(int_arg(batch, "batch", 1, 256));
+            s.threads = static_cast<int>(int_arg(threads, "threads", 1, 64));
+            s.noise_alpha = float_arg(noise_alpha, "noise_alpha");
+            s.noise_fraction = float_arg(noise_fraction, "noise_fraction");
+            const fort::State position = checked_copy(state);
+            fort::PuctResult r;
+            {
+                py::gil_scoped_release release;
+                r = fort::puct_search(position, p, net, s);  // std::invalid_argument -> ValueError
+            }
+            py::dict out;
+            out["action"] = r.action;
+            out["simulations"] = r.simulations;
+            out["seconds"] = r.seconds;
+            out["actions"] = r.actions;
+            out["visits"] = r.visits;
+            out["values"] = r.values;
+            out["priors"] = r.priors;
+            out["root_value"] = r.root_value;
+            out["nodes"] = r.nodes;
+            out["evaluations"] = r.evaluations;
+            return out;
+        },
+        py::arg("state"), py::arg("seat"), py::arg("net"), py::kw_only(), py::arg("seed"),
+        py::arg("simulations"), py::arg("seconds"), py::arg("c"), py::arg("batch"),
+        py::arg("threads"), py::arg("noise_alpha"), py::arg("noise_fraction"),
+        R"doc(PUCT for `seat`'s pending decision, guided by `net` (cpp/include/fort/bots/puct.h).
+
+`state` is read only through resample_hidden(state, seat, .) and for the root's legal
+actions. seed: int in [0, 2**62); simulations >= 1; seconds >= 0 (0: no time limit); c >= 0;
+batch in [1, 256] (leaves per forward pass, virtual loss); threads in [1, 64] (root-parallel
+trees); noise_alpha > 0 and noise_fraction in [0, 1) (root Dirichlet noise, 0: none). Returns a
+dict: action, simulations, seconds, actions/visits/values/priors (the root's legal actions,
+ascending; values: mean value in [0, 1] for `seat`), root_value, nodes, evaluations. Raises
+ValueError or TypeError naming a bad argument; ValueError for a state that is over, a seat
+that is not acting, or a network of another observation size or action count.)doc");
     m.def(
         "ismcts_search",
         [](const fort::State& state, const py::handle& seat, const py::handle& seed,

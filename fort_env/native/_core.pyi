@@ -33,6 +33,20 @@ class _SearchResult(TypedDict):
     values: list[float]
     nodes: int
 
+class _PuctResult(TypedDict):
+    """What ``puct_search`` returns (``fort::PuctResult``)."""
+
+    action: int
+    simulations: int
+    seconds: float
+    actions: list[int]
+    visits: list[int]
+    values: list[float]
+    priors: list[float]
+    root_value: float
+    nodes: int
+    evaluations: int
+
 # ------------------------------------------------------------------- core_module.cc
 LAYOUT: Final[dict[str, int]]
 """The sizes the module was built with (NUM_CTX, NUM_PLAYER_FIELDS, MAX_STEPS, NUM_ZONES,
@@ -346,6 +360,49 @@ def ismcts_search(
     """IS-MCTS for `seat`'s pending decision (cpp/include/fort/bots/ismcts.h); weights: the
     15 numbers of agents.bots.evaluation.Weights. ValueError or TypeError naming a bad
     argument, ValueError for a state that is over or whose acting seat is not `seat`."""
+
+class PolicyValueNet:
+    """A policy-value network on the core (cpp/include/fort/bots/network.h): dense layers as
+    torch's nn.Linear holds them; agents/learned/core_network.py builds one from a policy
+    file. TypeError or ValueError naming a bad argument, a layer that does not read its
+    predecessor's width, or a value that is not finite."""
+
+    def __init__(
+        self,
+        observation_size: _Int,
+        num_actions: _Int,
+        activation: Literal["ReLU", "Tanh"],
+        trunk: list[tuple[NDArray[np.float32], NDArray[np.float32]]],
+        policy_tower: list[tuple[NDArray[np.float32], NDArray[np.float32]]],
+        value_tower: list[tuple[NDArray[np.float32], NDArray[np.float32]]],
+        policy_head: tuple[NDArray[np.float32], NDArray[np.float32]],
+        value_head: tuple[NDArray[np.float32], NDArray[np.float32]],
+    ) -> None: ...
+    @property
+    def observation_size(self) -> int: ...
+    @property
+    def num_actions(self) -> int: ...
+    def forward(self, obs: NDArray[np.float32]) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """(logits float32 (K, num_actions), values float32 (K,)) for observations float32
+        (K, observation_size)."""
+
+def puct_search(
+    state: State,
+    seat: _Int,
+    net: PolicyValueNet,
+    *,
+    seed: _Int,
+    simulations: _Int,
+    seconds: _Float,
+    c: _Float,
+    batch: _Int,
+    threads: _Int,
+    noise_alpha: _Float,
+    noise_fraction: _Float,
+) -> _PuctResult:
+    """PUCT for `seat`'s pending decision guided by `net` (cpp/include/fort/bots/puct.h).
+    ValueError or TypeError naming a bad argument; ValueError for a state that is over, a seat
+    that is not acting, or a network of another observation size or action count."""
 
 def builder_scores(state: State, legal: Iterable[_Int]) -> list[float]:
     """The builder heuristic's score of each action of `legal` for the acting seat (-1e9 for
