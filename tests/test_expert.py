@@ -106,6 +106,14 @@ def test_a_run_writes_a_best_network_that_plays(model: Path, tmp_path: Path) -> 
         expert.run(_config(model), out, echo=lambda *_: None)
 
 
+def test_minutes_stop_the_rounds(model: Path, tmp_path: Path) -> None:
+    said: list[str] = []
+    config = _config(model, rounds=3, minutes=1e-6, gate_games=0)
+    report = expert.run(config, tmp_path / "m", echo=said.append)
+    assert len(report["rounds"]) == 1  # the first round always runs
+    assert said[-1] == "stopping before round 2: the 1e-06 minutes are spent"
+
+
 def test_without_a_gate_every_candidate_is_kept(model: Path, tmp_path: Path) -> None:
     report = expert.run(_config(model, gate_games=0), tmp_path / "r", echo=lambda *_: None)
     assert report["accepted"] == [1]
@@ -119,6 +127,7 @@ def test_bad_settings_and_files(model: Path, tmp_path: Path) -> None:
         ({"noise": 1.0}, r"noise must be in \[0, 1\)"),
         ({"threshold": 1.5}, r"threshold must be in \(0, 1\)"),
         ({"alpha": 0.0}, "alpha must be finite and above 0"),
+        ({"minutes": -1.0}, "minutes must be finite and at least 0"),
     ):
         with pytest.raises(ValueError, match=message):
             expert.run(_config(model, **change), tmp_path / "x", echo=lambda *_: None)

@@ -288,6 +288,9 @@ def expert_command(
         int, typer.Option(min=2, max=4, help="without --model: the shipped model's count")
     ] = 2,
     rounds: Annotated[int, typer.Option(min=1, max=10_000, help="rounds")] = 10,
+    minutes: Annotated[
+        float, typer.Option(min=0.0, max=10**6, help="start no round after this (0: no limit)")
+    ] = 0.0,
     games: Annotated[int, typer.Option(min=1, max=10**6, help="self-play games a round")] = 200,
     sims: Annotated[
         int, typer.Option(min=1, max=10**6, help="simulations per self-play decision")
@@ -336,6 +339,7 @@ def expert_command(
     config = ExpertConfig(
         model=str(start),
         rounds=rounds,
+        minutes=minutes,
         games=games,
         sims=sims,
         explore=explore,

@@ -66,6 +66,8 @@ class ExpertConfig:
     """The network to start from (``NAME.safetensors``)."""
     rounds: int = 10
     """Rounds of self-play, fit and gate."""
+    minutes: float = 0.0
+    """Start no new round after this many minutes of wall time (0: no limit)."""
     games: int = 200
     """Self-play games a round."""
     sims: int = 100
@@ -113,6 +115,8 @@ class ExpertConfig:
             raise ValueError(f"alpha must be finite and above 0, got {self.alpha}")
         if not 0.0 < self.threshold < 1.0:
             raise ValueError(f"threshold must be in (0, 1), got {self.threshold}")
+        if not (self.minutes >= 0 and math.isfinite(self.minutes)):
+            raise ValueError(f"minutes must be finite and at least 0, got {self.minutes}")
         if not (self.learning_rate > 0 and self.c >= 0):
             raise ValueError("learning_rate must be above 0 and c at least 0")
 
@@ -396,10 +400,19 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
     best = out / "best.safetensors"
     _copy_policy(config.model, best)
     torch.manual_seed(config.seed)
-    report: dict[str, Any] = {"config": asdict(config), "device": device, "rounds": []}
+    report: dict[str, Any] = {
+        "config": asdict(config),
+        "device": device,
+        "rounds": [],
+        "accepted": [],
+    }
     seeds = np.random.default_rng(config.seed)
     context = get_context("spawn")  # torch and threads in the parent: no fork
+    begun = time.perf_counter()
     for k in range(1, config.rounds + 1):
+        if k > 1 and config.minutes and time.perf_counter() - begun >= 60 * config.minutes:
+            echo(f"stopping before round {k}: the {config.minutes:g} minutes are spent")
+            break
         folder = out / f"round-{k:03d}"
         (folder / "samples").mkdir(parents=True, exist_ok=True)
         first = (k - 1) * config.games
