@@ -124,6 +124,7 @@ def test_without_a_gate_every_candidate_is_kept(model: Path, tmp_path: Path) -> 
 def test_bad_settings_and_files(model: Path, tmp_path: Path) -> None:
     for change, message in (
         ({"games": 0}, "games must be at least 1"),
+        ({"sims": 1}, "sims must be at least 2"),
         ({"noise": 1.0}, r"noise must be in \[0, 1\)"),
         ({"threshold": 1.5}, r"threshold must be in \(0, 1\)"),
         ({"alpha": 0.0}, "alpha must be finite and above 0"),

@@ -115,6 +115,7 @@ def test_bad_settings_and_a_network_of_another_game(net: Any) -> None:
     for key, value, message in (
         ("simulations", 0, "simulations must be an int in"),
         ("seconds", -1.0, "seconds must be finite and at least 0"),
+        ("seconds", float("inf"), "seconds must be finite"),
         ("c", -0.5, "c must be finite and at least 0"),
         ("batch", 0, "batch must be an int in"),
         ("threads", 65, "threads must be an int in"),
@@ -126,6 +127,10 @@ def test_bad_settings_and_a_network_of_another_game(net: Any) -> None:
             _search(state, net, **{key: value})
     with pytest.raises(TypeError, match="simulations must be an int"):
         _search(state, net, simulations=True)
+    with pytest.raises(TypeError, match="c must be a number"):
+        _search(state, net, c=np.complex128(1.5))
+    # a time budget too long for the clock's nanoseconds is no limit, not an instant stop
+    assert _search(state, net, simulations=9, seconds=1e300)["simulations"] == 9
     core = backend.require()
     small = core.PolicyValueNet(
         10,
@@ -157,3 +162,10 @@ def test_the_agent_plays_the_core_search(net: Any) -> None:
     assert sum(agent.last_visits.values()) == 39
     timed = PUCTAgent(players=2)
     assert timed.seconds == 0.05  # bare puct: 50 ms a decision
+
+
+def test_without_the_core_puct_falls_back_to_the_python_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(backend, "available", lambda: False)
+    assert PUCTAgent(players=2, sims=4).engine == "python"

@@ -293,7 +293,7 @@ def expert_command(
     ] = 0.0,
     games: Annotated[int, typer.Option(min=1, max=10**6, help="self-play games a round")] = 200,
     sims: Annotated[
-        int, typer.Option(min=1, max=10**6, help="simulations per self-play decision")
+        int, typer.Option(min=2, max=10**6, help="simulations per self-play decision")
     ] = 100,
     explore: Annotated[
         int, typer.Option(min=0, max=10**4, help="decisions a game drawn from the visits")

@@ -56,6 +56,7 @@ __all__ = ["ExpertConfig", "Samples", "fit", "gate", "load_samples", "run", "sel
 HOLDOUT = 0.1  # fraction of a round's games held out to measure the fit
 MAX_DECISIONS = 5_000  # a guard per game (a 4-player game has a few hundred decisions)
 SEED_LIMIT = 2**62  # seeds of the C++ search (fort_env.game.constants.SEED_LIMIT)
+MIN_SIMS = 2  # a search's first simulation expands the root; the visits need one more
 
 
 @dataclass
@@ -71,7 +72,8 @@ class ExpertConfig:
     games: int = 200
     """Self-play games a round."""
     sims: int = 100
-    """Simulations per searched decision in self-play."""
+    """Simulations per searched decision in self-play (at least 2: the first expands the
+    root, so the root's visits sum to ``sims - 1``)."""
     c: float = 1.5
     """The PUCT exploration constant."""
     noise: float = 0.25
@@ -103,10 +105,12 @@ class ExpertConfig:
 
     def check(self) -> None:
         """Raises ValueError naming the first setting out of range."""
-        positive = ("rounds", "games", "sims", "window", "epochs", "batch_size", "gate_sims")
+        positive = ("rounds", "games", "window", "epochs", "batch_size", "gate_sims")
         for name in positive:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.sims < MIN_SIMS:  # the first simulation only expands the root: no visit
+            raise ValueError(f"sims must be at least {MIN_SIMS}, got {self.sims}")
         if self.gate_games < 0 or self.explore < 0 or self.workers < 1:
             raise ValueError("gate_games and explore must be at least 0, workers at least 1")
         if not 0.0 <= self.noise < 1.0:
@@ -398,7 +402,8 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
     n = int(described["game"]["num_players"])
     out.mkdir(parents=True, exist_ok=True)
     best = out / "best.safetensors"
-    _copy_policy(config.model, best)
+    if policy_paths(config.model)[0].resolve() != best.resolve():  # else: start from it as is
+        _copy_policy(config.model, best)
     torch.manual_seed(config.seed)
     report: dict[str, Any] = {
         "config": asdict(config),
@@ -409,6 +414,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
     seeds = np.random.default_rng(config.seed)
     context = get_context("spawn")  # torch and threads in the parent: no fork
     begun = time.perf_counter()
+    written: list[list[Path]] = []  # per round, the shards its self-play wrote
     for k in range(1, config.rounds + 1):
         if k > 1 and config.minutes and time.perf_counter() - begun >= 60 * config.minutes:
             echo(f"stopping before round {k}: the {config.minutes:g} minutes are spent")
@@ -435,12 +441,8 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
             with ProcessPoolExecutor(len(tasks), mp_context=context) as pool:
                 played = list(pool.map(self_play, *zip(*tasks, strict=True)))
         play_seconds = time.perf_counter() - started
-        shards = sorted(
-            p
-            for j in range(max(1, k - config.window + 1), k + 1)
-            for p in (out / f"round-{j:03d}" / "samples").glob("shard-*.npz")
-        )
-        data = load_samples(shards)
+        written.append([t[-1] for t in tasks])  # this run's shards only, never a folder's
+        data = load_samples([p for shards in written[-config.window :] for p in shards])
         train_part, holdout = data.split(games)
         policy, _ = load_policy_file(best)
         threads = torch_threads(os.cpu_count() or 1)  # the fit: every core

@@ -6,7 +6,8 @@ IS-MCTS's rollouts with the value head, and its UCB1 with the PUCT rule (Silver 
 "Mastering the game of Go without human knowledge"; Cowling, Powley and Whitehouse 2012 for the
 information sets).
 
-Two engines run the same search. ``engine=core`` (the default) runs it in C++ with the network
+Two engines run the same search. ``engine=core`` (what ``auto``, the default, picks whenever the
+compiled core is usable) runs it in C++ with the network
 on the core (``cpp/include/fort/bots/puct.h``, :mod:`agents.learned.core_network`): ~1,000
 simulations in 50 ms on one core (``scripts/puct_speed.py``), leaves batched (``batch``, with
 virtual loss) and trees in threads (``threads``), the GIL released. ``engine=python`` is the
@@ -72,7 +73,7 @@ DEFAULT_MODELS = (preset_model("full"), preset_model("quick"))
 UNLIMITED = 2**62  # "no simulation limit" (the time limit ends the search)
 MAX_DEPTH = 2_000  # decisions walked in one iteration; a guard only (a game is a few hundred)
 RETURN_RANGE = (-1.0, 1.0)  # win_loss returns (fort_env.envs.aec "Rewards"), mapped to [0, 1]
-ENGINES = ("core", "python")
+ENGINES = ("auto", "core", "python")
 DEFAULT_MS = 50.0  # the time limit when neither ms nor sims is given
 SEED_LIMIT = 2**62  # seeds of the C++ search (fort_env.game.constants.SEED_LIMIT)
 MAX_BATCH = 256  # puct.h's limits on batch and threads
@@ -105,7 +106,8 @@ class PUCTAgent(BaseAgent):
         sims: simulation limit per searched decision (``None``: none but ``ms``).
         iterations: the former name of ``sims``.
         c: the PUCT exploration constant.
-        engine: ``core`` (C++, the default) or ``python`` (the reference).
+        engine: ``core`` (C++), ``python`` (the reference) or ``auto`` (the default: ``core``
+            when the compiled core is usable, else ``python``).
         batch: leaves per forward pass, with virtual loss (``core`` only; 1: sequential).
         threads: root-parallel trees (``core`` only).
         noise: the weight of Dirichlet(``alpha``) noise on the root's priors (``core`` only;
@@ -130,7 +132,7 @@ class PUCTAgent(BaseAgent):
         c: float = 1.5,
         seed: int | None = None,
         players: int | None = None,
-        engine: str = "core",
+        engine: str = "auto",
         batch: int = 1,
         threads: int = 1,
         noise: float = 0.0,
@@ -159,6 +161,8 @@ class PUCTAgent(BaseAgent):
             raise ValueError(f"noise must be in [0, 1), got {noise}")
         if not (float(alpha) > 0 and math.isfinite(float(alpha))):
             raise ValueError(f"alpha must be finite and above 0, got {alpha}")
+        if engine == "auto":
+            engine = "core" if cpp_backend.available() else "python"
         self.engine = engine
         self.batch, self.threads = int(batch), int(threads)
         self.noise, self.alpha = float(noise), float(alpha)

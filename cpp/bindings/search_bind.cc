@@ -41,10 +41,12 @@ int64_t int_arg(const py::handle& v, const char* name, int64_t lo, int64_t hi) {
                           std::to_string(hi) + "], got " + py::repr(v).cast<std::string>());
 }
 
-// A finite float argument (int or float, not a bool).
+// A finite float argument (a Python or numpy int or float, not a bool, not a complex).
 double float_arg(const py::handle& v, const char* name) {
-    if (PyBool_Check(v.ptr()) || !(PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr()) ||
-                                   py::isinstance(v, py::module_::import("numpy").attr("number"))))
+    const py::module_ np = py::module_::import("numpy");
+    if (PyBool_Check(v.ptr()) ||
+        !(PyFloat_Check(v.ptr()) || PyLong_Check(v.ptr()) ||
+          py::isinstance(v, np.attr("floating")) || py::isinstance(v, np.attr("integer"))))
         throw py::type_error(std::string(name) + " must be a number, got " +
                              py::repr(v).cast<std::string>());
     const double x = v.cast<double>();
@@ -105,7 +107,9 @@ py::array_t<float, py::array::c_style> float_array(const py::handle& v, const st
         throw py::value_error(name + " must be a " + std::to_string(ndim) +
                               "-d float32 array, got a " + std::to_string(a.ndim()) + "-d " +
                               py::str(a.dtype()).cast<std::string>() + " array");
-    return py::array_t<float, py::array::c_style>::ensure(a);
+    auto c = py::array_t<float, py::array::c_style>::ensure(a);
+    if (!c) throw py::value_error(name + " could not be copied to a C-ordered float32 array");
+    return c;
 }
 
 // A (weight, bias) pair: weight (out, in), bias (out,), as torch's nn.Linear holds them.

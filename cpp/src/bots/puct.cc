@@ -102,8 +102,9 @@ class Tree {
         nodes_.emplace_back();
     }
 
-    // Runs up to `simulations` simulations, stopping at `deadline` (checked per batch).
-    void run(const State& position, int64_t simulations, bool timed, Clock::time_point deadline);
+    // Runs up to `simulations` simulations, stopping once `seconds` (> 0) have passed since
+    // `start` (checked per batch; elapsed time compared as a double: no overflow).
+    void run(const State& position, int64_t simulations, Clock::time_point start, double seconds);
 
     const Node& root() const { return nodes_[0]; }
     const std::vector<double>& root_priors() const { return root_priors_; }  // by root edge
@@ -150,7 +151,7 @@ int Tree::select(const Node& node, const std::vector<int>& legal) const {
     const double first_play =
         seen_visits > 0 ? seen_value / static_cast<double>(seen_visits) : FIRST_PLAY_VALUE;
     const double sqrt_n = std::sqrt(static_cast<double>(std::max<int64_t>(1, total_visits)));
-    int best = -1;
+    int best = node.find(legal[0]);
     double best_score = -1e300;
     for (const int a : legal) {
         const int k = node.find(a);
@@ -277,10 +278,13 @@ void Tree::add_root_noise(Node& root) {
             static_cast<float>((1.0 - f) * root.edges[i].prior + f * (total > 0.0 ? g[i] / total : 0.0));
 }
 
-void Tree::run(const State& position, int64_t simulations, bool timed, Clock::time_point deadline) {
+void Tree::run(const State& position, int64_t simulations, Clock::time_point start,
+               double seconds) {
     num_players_ = position.num_players;
     while (simulations_ < simulations) {
-        if (timed && Clock::now() >= deadline) break;
+        if (seconds > 0.0 &&
+            std::chrono::duration<double>(Clock::now() - start).count() >= seconds)
+            break;
         // the root alone first: every simulation of a first batch would stop there
         const int64_t room =
             root_expanded_ ? std::min<int64_t>(s_.batch, simulations - simulations_) : 1;
@@ -346,37 +350,35 @@ PuctResult puct_search(const State& position, int seat, const PolicyValueNet& ne
         r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
         return r;
     }
-    const bool timed = settings.seconds > 0.0;
-    const auto deadline =
-        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(settings.seconds));
     const int t_count = settings.threads;
     std::vector<std::unique_ptr<Tree>> trees;
     for (int t = 0; t < t_count; ++t) trees.push_back(std::make_unique<Tree>(net, settings, seat, t));
     auto share = [&](int t) {
         return settings.simulations / t_count + (t < settings.simulations % t_count ? 1 : 0);
     };
-    if (t_count == 1) {
-        trees[0]->run(position, share(0), timed, deadline);
-    } else {
-        std::vector<std::exception_ptr> errors(static_cast<size_t>(t_count));
-        std::vector<std::thread> workers;
-        for (int t = 1; t < t_count; ++t)
-            workers.emplace_back([&, t] {
-                try {
-                    trees[static_cast<size_t>(t)]->run(position, share(t), timed, deadline);
-                } catch (...) {
-                    errors[static_cast<size_t>(t)] = std::current_exception();
-                }
-            });
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(t_count));
+    auto grow = [&](int t) {
         try {
-            trees[0]->run(position, share(0), timed, deadline);
+            trees[static_cast<size_t>(t)]->run(position, share(t), start, settings.seconds);
         } catch (...) {
-            errors[0] = std::current_exception();
+            errors[static_cast<size_t>(t)] = std::current_exception();
         }
-        for (std::thread& w : workers) w.join();
-        for (const std::exception_ptr& e : errors)
-            if (e) std::rethrow_exception(e);
+    };
+    {
+        // Joins every started thread however this block is left (a thread that fails to start
+        // throws std::system_error here; unjoined threads would call std::terminate).
+        struct Joiner {
+            std::vector<std::thread> threads;
+            ~Joiner() {
+                for (std::thread& w : threads)
+                    if (w.joinable()) w.join();
+            }
+        } workers;
+        for (int t = 1; t < t_count; ++t) workers.threads.emplace_back(grow, t);
+        grow(0);
     }
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
     std::vector<double> value_sum(m, 0.0);
     bool have_priors = false;
     for (const auto& tree : trees) {
@@ -390,7 +392,8 @@ PuctResult puct_search(const State& position, int seat, const PolicyValueNet& ne
             const Edge& e = rt.edges[static_cast<size_t>(k)];
             r.visits[i] += e.visits;
             value_sum[i] += e.value;
-            if (!have_priors) r.priors[i] = tree->root_priors()[static_cast<size_t>(k)];
+            if (!have_priors && static_cast<size_t>(k) < tree->root_priors().size())
+                r.priors[i] = tree->root_priors()[static_cast<size_t>(k)];
         }
         if (!have_priors && !tree->root_priors().empty()) {
             have_priors = true;

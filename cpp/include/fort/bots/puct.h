@@ -26,8 +26,8 @@
 // evaluation comes back, so a pending simulation counts as a loss there ("virtual loss") and
 // steers the next ones elsewhere. With batch 1 this is the plain sequential search.
 // Threads (`threads` > 1): root parallelisation, one tree per thread with its own seeds
-// (EventRng(seed, EVENT_TREE + t)), the simulation budget split between them, the roots'
-// edge statistics summed at the end.
+// (EventRng(seed, EVENT_TREE + 2 t) for its determinisations, + 2 t + 1 for its noise), the
+// simulation budget split between them, the roots' edge statistics summed at the end.
 //
 // Root noise (noise_fraction > 0, for self-play in expert iteration): the root's priors
 // become (1 - f) P + f Dirichlet(alpha) over the root's legal actions, drawn per tree.
@@ -35,7 +35,11 @@
 // The answer is the root's most visited legal action (ties: the higher mean value, then the
 // higher prior). The budget is `simulations` or `seconds` of wall-clock time, whichever ends
 // first. With a simulation budget the result is a function of (information set, network,
-// settings, seed), whatever the machine's load; a time budget makes it depend on speed too.
+// settings, seed), whatever the machine's load and on any x86-64 CPU (network.cc is compiled
+// without contracting products into FMA, so its SSE2 and AVX2 versions give the same bits); a
+// time budget makes it depend on speed too. Each tree's first simulation only expands its
+// root, so the root's visits sum to simulations - threads (less any simulation stopped by the
+// depth guard, which backs up nothing).
 #pragma once
 
 #include <cstdint>
@@ -62,7 +66,7 @@ struct PuctResult {
     int64_t simulations = 0;      // simulations run (all trees)
     double seconds = 0.0;         // wall-clock time spent
     std::vector<int> actions;     // the root's legal actions, ascending
-    std::vector<int64_t> visits;  // their visits (all trees)
+    std::vector<int64_t> visits;  // their visits (all trees; they sum to simulations - threads)
     std::vector<double> values;   // their mean value for the searching seat (0 if unvisited)
     std::vector<double> priors;   // the network's prior over them (without noise)
     double root_value = 0.0;      // the network's value of the root for the searching seat,
