@@ -85,3 +85,25 @@ def test_a_changed_layout_is_refused_naming_both(tmp_path: Path) -> None:
     copy.with_suffix(".json").write_text(json.dumps(info))
     with pytest.raises(ModelFileError, match=r"sha256:0000000000000000.*retrain"):
         load_policy_file(copy)
+
+
+def test_puct_searches_with_the_puct_network_where_one_ships(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agents.learned.zoo as zoo
+
+    for name in ("ppo-2p.safetensors", "ppo-2p.json"):
+        shutil.copyfile(zoo.ZOO_DIR / name, tmp_path / name)
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path)
+    assert zoo.search_model(2) == tmp_path / "ppo-2p.safetensors"  # no puct network: ppo's
+    for name in ("puct-2p.safetensors", "puct-2p.json"):
+        shutil.copyfile(tmp_path / name.replace("puct", "ppo"), tmp_path / name)
+    assert zoo.search_model(2) == tmp_path / "puct-2p.safetensors"
+    assert zoo.shipped_models("puct") == {2: tmp_path / "puct-2p.safetensors"}
+    assert agents.make("puct:players=2:sims=2").model == str(tmp_path / "puct-2p.safetensors")
+    with pytest.raises(ModelFileError, match="no shipped puct model for 3 players"):
+        zoo.shipped_model(3, "puct")
+    with pytest.raises(ModelFileError, match="no shipped model for 3 players"):
+        zoo.search_model(3)
+    with pytest.raises(ValueError, match="kind must be one of ppo, puct"):
+        zoo.shipped_model(2, "alphazero")

@@ -282,7 +282,7 @@ def expert_command(
     out: Annotated[Path, typer.Option(help="output directory (best.safetensors, expert.json)")],
     model: Annotated[
         Path | None,
-        typer.Option(help="the network to start from; default: the shipped ppo model"),
+        typer.Option(help="the network to start from; default: the one bare puct searches with"),
     ] = None,
     num_players: Annotated[
         int, typer.Option(min=2, max=4, help="without --model: the shipped model's count")
@@ -328,11 +328,11 @@ def expert_command(
     """
     with failures("--model"):  # ImportError without the train extra; a bad model file
         from agents.learned.core_network import core_network
-        from agents.learned.zoo import shipped_model
+        from agents.learned.zoo import search_model
         from train.expert import ExpertConfig, run
         from train.selfplay import resolve_device
 
-        start = model if model is not None else shipped_model(num_players)
+        start = model if model is not None else search_model(num_players)
         core_network(start)
     with failures("--device"):
         resolve_device(device)

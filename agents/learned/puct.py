@@ -40,8 +40,10 @@ threads only wait on each other; the tournament runner plays on one torch thread
 (``agents.arena.tournament.torch_threads``), and in a loop of your own
 ``torch.set_num_threads(1)`` does the same.
 
-Without ``model`` the agent searches with the shipped model for the table's player count
-(``agents.learned.zoo``: chosen at its first decision, or named with ``puct:players=N``), so
+Without ``model`` the agent searches with the shipped network for the table's player count
+(``agents.learned.zoo.search_model``: the ``puct`` network improved by expert iteration where
+one ships, else the ``ppo`` one; chosen at its first decision, or named with
+``puct:players=N``), so
 ``agents.make("puct")`` works on a fresh install; a run of your own is
 ``puct:model=runs/quick/latest/model.safetensors`` (:data:`DEFAULT_MODELS` names the training
 presets' newest runs). No shipped model for the count raises ``ModelFileError`` in one line.
@@ -63,7 +65,7 @@ from agents.base import BaseAgent, MissingInfoError, check_logits, legal_from, m
 from agents.learned.core_network import core_network
 from agents.learned.policy_file import preset_model, trained_num_players
 from agents.learned.ppo import load_policy, policy_logits, policy_observation_size, policy_values
-from agents.learned.zoo import shipped_model
+from agents.learned.zoo import search_model
 from fort_env import FortState
 from fort_env.native import backend as cpp_backend
 
@@ -174,7 +176,7 @@ class PUCTAgent(BaseAgent):
         if model is not None:
             self._load(Path(model))
         elif players is not None:
-            self._load(shipped_model(int(players)))
+            self._load(search_model(int(players)))
         self.seconds = float(ms) / 1000.0
         self.iterations = int(sims) if sims is not None else UNLIMITED
         self.c = float(c)
@@ -240,7 +242,7 @@ class PUCTAgent(BaseAgent):
     def _check_table(self, n: int) -> None:
         """Load the shipped model for an ``n``-player table; refuse a model of another size."""
         if self._shipped and self.num_players != n:
-            self._load(shipped_model(n))
+            self._load(search_model(n))
         if n != self.num_players:
             raise ValueError(
                 f"{self.model} was trained for {self.num_players} players; this game has {n}"

@@ -1,15 +1,17 @@
 """The model zoo: trained policies shipped inside the package, played by bare names.
 
-``agents/zoo/`` holds one policy file per player count, ``ppo-{n}p.safetensors`` +
-``ppo-{n}p.json`` (``agents.learned.policy_file``'s format: nothing unpickled, checked against
-this fort-env's game and its layout fingerprint). Each JSON's ``training`` entry records how
-it was made (the command, the config, the seed, the source commit) and ``results`` what it
-measured (games, wins, Wilson intervals, the evaluation seeds): ``docs/agents.md``, "The
-model zoo".
+``agents/zoo/`` holds one policy file per player count and kind, ``{kind}-{n}p.safetensors``
++ ``{kind}-{n}p.json`` (``agents.learned.policy_file``'s format: nothing unpickled, checked
+against this fort-env's game and its layout fingerprint): ``ppo`` the lean PPO's networks
+(``fort-env train``), ``puct`` a network improved for the search by expert iteration
+(``fort-env expert``) where one ships. Each JSON's ``zoo`` entry records how it was made (the
+command, the config, the seed, the source commit) and ``results`` what it measured (games,
+wins, Wilson intervals, the evaluation seeds): ``docs/agents.md``, "The model zoo".
 
 Names: ``ppo`` plays the shipped model for the table's player count (chosen when the agent
 first sees a game: ``info["game"].num_players``), ``ppo:players=N`` names one;
-``ppo:deterministic=0`` samples. ``ppo:PATH`` still plays a file of your own.
+``ppo:deterministic=0`` samples. ``ppo:PATH`` still plays a file of your own. ``puct`` searches
+with :func:`search_model`: the ``puct`` network for the count, else the ``ppo`` one.
 
 Raises (at the first decision, or at once with ``players``): ``ModelFileError`` when no model
 ships for that player count.
@@ -25,36 +27,54 @@ import numpy as np
 
 from fort_env.game.errors import ModelFileError
 
-__all__ = ["ZOO_DIR", "ZooAgent", "shipped_model", "shipped_models"]
+__all__ = ["KINDS", "ZOO_DIR", "ZooAgent", "search_model", "shipped_model", "shipped_models"]
 
 ZOO_DIR = Path(__file__).resolve().parent.parent / "zoo"
 """Where the shipped policies live (``agents/zoo``, package data)."""
 
+KINDS = ("ppo", "puct")
+"""The kinds of shipped network: ``ppo`` (``fort-env train``), ``puct`` (``fort-env expert``)."""
 
-def shipped_model(num_players: int) -> Path:
-    """The shipped policy for ``num_players`` (its ``.safetensors`` path).
+
+def shipped_model(num_players: int, kind: str = "ppo") -> Path:
+    """The shipped ``kind`` network for ``num_players`` (its ``.safetensors`` path).
 
     Raises:
         ModelFileError: none ships for that count.
+        ValueError: an unknown kind.
     """
-    path = ZOO_DIR / f"ppo-{int(num_players)}p.safetensors"
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    path = ZOO_DIR / f"{kind}-{int(num_players)}p.safetensors"
     if not path.is_file():
-        have = ", ".join(f"{n}" for n in shipped_models()) or "none"
+        have = ", ".join(f"{n}" for n in shipped_models(kind)) or "none"
         raise ModelFileError(
             path,
-            f"no shipped model for {num_players} players (shipped: {have}); give ppo:PATH",
+            f"no shipped model for {num_players} players (shipped: {have}); give {kind}:PATH"
+            if kind == "ppo"
+            else f"no shipped {kind} model for {num_players} players (shipped: {have})",
         )
     return path
 
 
-def shipped_models() -> dict[int, Path]:
-    """Player count -> shipped policy path, for every model in ``agents/zoo``."""
+def shipped_models(kind: str = "ppo") -> dict[int, Path]:
+    """Player count -> shipped ``kind`` network path, for every such model in ``agents/zoo``."""
     out = {}
     for n in (2, 3, 4):
-        path = ZOO_DIR / f"ppo-{n}p.safetensors"
+        path = ZOO_DIR / f"{kind}-{n}p.safetensors"
         if path.is_file() and path.with_suffix(".json").is_file():
             out[n] = path
     return out
+
+
+def search_model(num_players: int) -> Path:
+    """The network bare ``puct`` searches with: the shipped ``puct`` network for the count if
+    one ships, else the ``ppo`` one.
+
+    Raises:
+        ModelFileError: neither ships for that count.
+    """
+    return shipped_models("puct").get(int(num_players)) or shipped_model(num_players)
 
 
 class ZooAgent:
