@@ -87,7 +87,7 @@ def test_fit_moves_both_heads_toward_their_targets(model: Path, tmp_path: Path) 
 
 def test_a_run_writes_a_best_network_that_plays(model: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    report = expert.run(_config(model, rounds=2, workers=2), out, echo=lambda *_: None)
+    report = expert.run(_config(model, rounds=2, workers=2, batch=2), out, echo=lambda *_: None)
     saved = json.loads((out / "expert.json").read_text())
     assert saved["rounds"] == report["rounds"] and len(report["rounds"]) == 2
     for k, entry in enumerate(report["rounds"], start=1):
@@ -125,6 +125,7 @@ def test_bad_settings_and_files(model: Path, tmp_path: Path) -> None:
     for change, message in (
         ({"games": 0}, "games must be at least 1"),
         ({"sims": 1}, "sims must be at least 2"),
+        ({"batch": 0}, "batch must be at least 1"),
         ({"noise": 1.0}, r"noise must be in \[0, 1\)"),
         ({"threshold": 1.5}, r"threshold must be in \(0, 1\)"),
         ({"alpha": 0.0}, "alpha must be finite and above 0"),

@@ -295,6 +295,9 @@ def expert_command(
     sims: Annotated[
         int, typer.Option(min=2, max=10**6, help="simulations per self-play decision")
     ] = 100,
+    batch: Annotated[
+        int, typer.Option(min=1, max=256, help="leaves per forward pass in the searches")
+    ] = 1,
     explore: Annotated[
         int, typer.Option(min=0, max=10**4, help="decisions a game drawn from the visits")
     ] = 10,
@@ -342,6 +345,7 @@ def expert_command(
         minutes=minutes,
         games=games,
         sims=sims,
+        batch=batch,
         explore=explore,
         noise=noise,
         window=window,

@@ -76,6 +76,8 @@ class ExpertConfig:
     root, so the root's visits sum to ``sims - 1``)."""
     c: float = 1.5
     """The PUCT exploration constant."""
+    batch: int = 1
+    """Leaves per forward pass in the searches (virtual loss; 8 nearly doubles the rate)."""
     noise: float = 0.25
     """Weight of the Dirichlet noise on the root's priors in self-play."""
     alpha: float = 0.3
@@ -105,7 +107,7 @@ class ExpertConfig:
 
     def check(self) -> None:
         """Raises ValueError naming the first setting out of range."""
-        positive = ("rounds", "games", "window", "epochs", "batch_size", "gate_sims")
+        positive = ("rounds", "games", "window", "epochs", "batch_size", "gate_sims", "batch")
         for name in positive:
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -216,7 +218,7 @@ def self_play(
                 simulations=config.sims,
                 seconds=0.0,
                 c=config.c,
-                batch=1,
+                batch=config.batch,
                 threads=1,
                 noise_alpha=config.alpha,
                 noise_fraction=config.noise,
@@ -335,8 +337,9 @@ def gate(candidate: Path, best: Path, num_players: int, config: ExpertConfig) ->
     if config.gate_games == 0:  # no gate: every candidate is taken
         return {"games": 0, "accepted": True, "needed": needed}
     seed = int(np.random.default_rng([config.seed, 7]).integers(SEED_LIMIT))  # every round's
-    specs = [f"puct:model={candidate}:sims={config.gate_sims}:c={config.c}"]
-    specs += [f"puct:model={best}:sims={config.gate_sims}:c={config.c}"] * (num_players - 1)
+    settings = f"sims={config.gate_sims}:c={config.c}:batch={config.batch}"
+    specs = [f"puct:model={candidate}:{settings}"]
+    specs += [f"puct:model={best}:{settings}"] * (num_players - 1)
     result = run_tournament(
         specs, num_players, config.gate_games, seed=seed, workers=config.workers, progress=False
     )
