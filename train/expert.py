@@ -183,15 +183,16 @@ def self_play(
     Raises:
         ModelFileError: ``model`` is missing, corrupt or does not run on the core.
     """
-    from agents.learned.core_network import core_network
-    from fort_env.native import backend
+    from agents.learned.puct import PUCTAgent
 
     started = time.perf_counter()
-    core = backend.require()
-    net = core_network(model)
+    rng = np.random.default_rng(seed)
+    search = PUCTAgent(
+        model, sims=config.sims, c=config.c, engine="core", batch=config.batch,
+        noise=config.noise, alpha=config.alpha, seed=int(rng.integers(SEED_LIMIT)),
+    )  # fmt: skip
     n = int(read_description(model)["game"]["num_players"])
     game = FortGame(n)
-    rng = np.random.default_rng(seed)
     obs: list[np.ndarray] = []
     visits: list[np.ndarray] = []
     masks: list[np.ndarray] = []
@@ -210,19 +211,9 @@ def self_play(
                 state.apply_action(legal[0])
                 continue
             seat = state.current_player()
-            r = core.puct_search(
-                state.core_state,
-                seat,
-                net,
-                seed=int(rng.integers(SEED_LIMIT)),
-                simulations=config.sims,
-                seconds=0.0,
-                c=config.c,
-                batch=config.batch,
-                threads=1,
-                noise_alpha=config.alpha,
-                noise_fraction=config.noise,
-            )
+            # the search reads the state only through its own re-deals for `seat` (no leak)
+            search.search_core(lambda _rng, _s=state: _s, seat, legal)
+            r = search.last_search
             counts = np.asarray(r["visits"], dtype=np.float64)
             target = np.zeros(game.num_distinct_actions, dtype=np.float32)
             target[r["actions"]] = counts / counts.sum()
