@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -324,12 +326,75 @@ def baseline_samples_per_second(seconds: float = 20.0, seed: int = 0) -> dict[st
     return {"samples_per_s": samples / elapsed, "iterations": iterations, "seconds": elapsed}
 
 
+class BusyProcesses:
+    """``count`` processes that keep a core busy each (a Python loop) until :meth:`stop` or
+    ``limit_s`` seconds have passed, whichever comes first: the other work of a busy machine,
+    for ``fort-env bench --train --contend K``. A context manager."""
+
+    def __init__(self, count: int, limit_s: float) -> None:
+        loop = f"import time\nend = time.time() + {float(limit_s)!r}\nwhile time.time() < end: pass"
+        self.procs = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(count)]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.kill()
+        for proc in self.procs:
+            proc.wait()
+
+    def __enter__(self) -> BusyProcesses:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def lean_samples_per_second(
+    config: Any, device: str, seconds: float, seed: int, torch_threads: int
+) -> dict[str, Any]:
+    """The lean PPO's end-to-end learner samples/s for ``config`` (rollout + update, in
+    process), with torch's threads as training sets them: ``torch_threads`` fixed, or with
+    ``config.torch_threads == 0`` chosen by ``train.threads.ThreadTuner`` as ``learn`` does
+    (its trials are part of the time)."""
+    torch = importlib.import_module("torch")
+    selfplay = importlib.import_module("train.selfplay")
+    from train.ppo import LeanPPO
+    from train.threads import ThreadTuner
+
+    env_threads, _ = selfplay.resolve_threads(config)
+    threads = torch.get_num_threads()
+    auto = config.torch_threads == 0 and torch.device(device).type == "cpu"
+    tuner = ThreadTuner((1, torch_threads) if auto else (torch_threads,), torch.set_num_threads)
+    try:
+        ppo = LeanPPO(config, selfplay.League(config.opponents), device, env_threads)
+        ppo.reset(seed)
+
+        def step() -> int:
+            before, start = ppo.timesteps, time.perf_counter()
+            ppo.update(ppo.collect(), config.learning_rate)
+            if ppo.device.type == "cuda":
+                torch.cuda.synchronize()
+            tuner.record(ppo.timesteps - before, time.perf_counter() - start)
+            return ppo.timesteps - before
+
+        samples, elapsed, iterations = _timed_iterations(step, seconds)
+    finally:
+        torch.set_num_threads(threads)
+    return {
+        "samples_per_s": samples / elapsed,
+        "iterations": iterations,
+        "seconds": elapsed,
+        "env_threads": env_threads,
+        "thread_choices": tuner.choices,
+    }
+
+
 def train_throughput(
     seconds: float = 20.0,
     preset: str = "quick",
     device: str = "auto",
     baseline: bool = True,
     seed: int = 0,
+    contend: int = 0,
     **overrides: Any,
 ) -> dict[str, Any]:
     """``fort-env bench --train``: the preset's trainer, end to end, against the baseline.
@@ -337,20 +402,24 @@ def train_throughput(
     Times whole iterations (a rollout of every env, then the PPO update) of ``preset``'s
     configuration for about ``seconds`` after one warm-up iteration, in this process, with the
     league the preset names (its bots inside C++; no snapshot yet; periodic evaluations are
-    not part of it); then the same for :data:`BASELINE`.
+    not part of it); then the same for :data:`BASELINE`. With ``contend`` K > 0, the preset's
+    default configuration, the same with one fixed torch thread and the baseline are timed
+    again beside K busy processes (:class:`BusyProcesses`, started and stopped here).
 
     Returns:
         A JSON-able dict: ``samples_per_s`` (learner samples per second),
         ``baseline_samples_per_s`` (``None`` without ``baseline``), ``ratio``, ``device``,
         ``algo``, ``env_threads``, ``torch_threads``, ``n_envs``, ``n_steps``, ``batch_size``,
-        ``n_epochs``, ``net_arch``, ``iterations``, ``seconds``; or ``{"error": ...}`` without
-        the train extra or the compiled core.
+        ``n_epochs``, ``net_arch``, ``iterations``, ``seconds``, ``thread_choices`` (the
+        thread tuner's decisions); with ``contend``, ``contended``: ``{"processes": K,
+        "samples_per_s", "one_thread_samples_per_s", "baseline_samples_per_s",
+        "thread_choices"}``; or ``{"error": ...}`` without the train extra or the compiled core.
 
     Raises:
         ConfigError: a bad ``device`` (or CUDA where torch sees none).
     """
     try:
-        torch = importlib.import_module("torch")
+        importlib.import_module("torch")
         importlib.import_module("sb3_contrib")
         selfplay = importlib.import_module("train.selfplay")
     except ImportError as e:
@@ -362,44 +431,45 @@ def train_throughput(
     config = selfplay.make_config(preset, seed=seed, device=device, **overrides)
     resolved = selfplay.resolve_device(config.device)
     env_threads, torch_threads = selfplay.resolve_threads(config)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(torch_threads)
-    try:
-        if config.algo == "ppo":
-            from train.ppo import LeanPPO
 
-            ppo = LeanPPO(config, selfplay.League(config.opponents), resolved, env_threads)
-            ppo.reset(seed)
+    def measure(cfg: Any) -> dict[str, Any]:
+        if cfg.algo == "ppo":
+            return lean_samples_per_second(cfg, resolved, seconds, seed, torch_threads)
+        got = baseline_samples_per_second(seconds, seed)
+        return {**got, "thread_choices": []}
 
-            def step() -> int:
-                before = ppo.timesteps
-                ppo.update(ppo.collect(), config.learning_rate)
-                if ppo.device.type == "cuda":
-                    torch.cuda.synchronize()
-                return ppo.timesteps - before
-
-            samples, elapsed, iterations = _timed_iterations(step, seconds)
-            rate = samples / elapsed
-        else:
-            got = baseline_samples_per_second(seconds, seed)
-            rate, iterations, elapsed = got["samples_per_s"], got["iterations"], got["seconds"]
-    finally:
-        torch.set_num_threads(threads)
+    main = measure(config)
     base = baseline_samples_per_second(seconds, seed)["samples_per_s"] if baseline else None
-    return {
+    out: dict[str, Any] = {
         "preset": preset,
         "algo": config.algo,
         "device": resolved,
-        "samples_per_s": rate,
+        "samples_per_s": main["samples_per_s"],
         "baseline_samples_per_s": base,
-        "ratio": None if base is None else rate / base,
+        "ratio": None if base is None else main["samples_per_s"] / base,
         "env_threads": env_threads,
         "torch_threads": torch_threads,
+        "thread_choices": main["thread_choices"],
         "n_envs": config.n_envs,
         "n_steps": config.n_steps,
         "batch_size": config.batch_size,
         "n_epochs": config.n_epochs,
         "net_arch": list(config.net_arch),
-        "iterations": iterations,
-        "seconds": elapsed,
+        "iterations": main["iterations"],
+        "seconds": main["seconds"],
     }
+    if contend > 0:
+        one = dataclasses.replace(config, torch_threads=1)
+        # bounded: the three measurements with their warm-ups, and a margin
+        with BusyProcesses(contend, limit_s=6 * seconds + 120):
+            busy = measure(config)
+            busy_one = measure(one)
+            busy_base = baseline_samples_per_second(seconds, seed)["samples_per_s"]
+        out["contended"] = {
+            "processes": contend,
+            "samples_per_s": busy["samples_per_s"],
+            "one_thread_samples_per_s": busy_one["samples_per_s"],
+            "baseline_samples_per_s": busy_base,
+            "thread_choices": busy["thread_choices"],
+        }
+    return out

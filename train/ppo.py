@@ -55,6 +55,7 @@ from train.selfplay import (
     resolve_threads,
     save_state,
 )
+from train.threads import ThreadTuner
 
 __all__ = ["LeanPPO", "learn", "masked_logits", "seat_advantages"]
 
@@ -394,7 +395,7 @@ def learn(
     from torch.utils.tensorboard import SummaryWriter
 
     device = resolve_device(config.device)
-    env_threads, _ = resolve_threads(config)
+    env_threads, torch_threads = resolve_threads(config)
     ppo = LeanPPO(config, league, device, env_threads)
     checkpoint = out / "checkpoints" / "latest"
     if resume:
@@ -439,6 +440,15 @@ def learn(
         del league.snapshots[: -config.max_snapshots]
 
     progress = _Progress(config.total_timesteps, budget, elapsed) if progress_bar else None
+    tuner = ThreadTuner(
+        # torch_threads=0: one thread or every usable core, re-measured as the run goes
+        (1, torch_threads)
+        if config.torch_threads == 0 and ppo.device.type == "cpu"
+        else (torch_threads,),
+        torch.set_num_threads,
+        log=print if verbose else None,
+    )
+    state["thread_choices"] = tuner.choices
     log: Callable[[str, float], Any] = lambda k, v: writer.add_scalar(k, v, ppo.timesteps)  # noqa: E731
     try:
         if progress:
@@ -456,7 +466,10 @@ def learn(
             advantages = ppo.collect()
             lr = config.learning_rate * (1 - (1 - config.lr_final_fraction) * fraction())
             stats = ppo.update(advantages, lr)
-            sps = (ppo.timesteps - steps0) / max(time.perf_counter() - t0, 1e-9)
+            seconds = time.perf_counter() - t0
+            sps = (ppo.timesteps - steps0) / max(seconds, 1e-9)
+            log("charts/torch_threads", tuner.current)
+            tuner.record(ppo.timesteps - steps0, seconds)
             log("charts/SPS", sps)
             log("charts/learning_rate", lr)
             for k, v in stats.items():

@@ -80,6 +80,7 @@ from fort_env.envs.vector import FortBatchVecEnv
 from fort_env.game.constants import MAX_PLAYERS, MIN_PLAYERS
 from fort_env.game.errors import ConfigError, describe
 from fort_env.game.inputs import read_text_file
+from fort_env.tools.cpu import usable_cores
 from train.progress import ProgressCallback
 
 __all__ = [
@@ -571,14 +572,15 @@ def resolve_device(name: str) -> str:
 
 
 def resolve_threads(config: Config) -> tuple[int, int]:
-    """``(env_threads, torch_threads)`` with ``0`` resolved from the machine's cores: each gets
-    every core (the env at most :data:`MAX_AUTO_ENV_THREADS`). The two take turns (a rollout
-    step, then the network; the update alone), so they never compete: the lean PPO's quick
-    preset trained at 6,400 samples/s with one torch thread and 11,400 with two on the quiet
-    2-core machine (docs/performance.md). On a machine busy with other work, pass
-    ``--torch-threads 1``: torch's OpenMP threads wait on each other when a core is taken (a
-    512-sample pass ran 12x slower on two threads beside another job)."""
-    cores = os.cpu_count() or 1
+    """``(env_threads, torch_threads)`` with ``0`` resolved from the cores this process may use
+    (``fort_env.tools.cpu.usable_cores``: the affinity mask capped by the cgroup quota): each
+    gets every usable core (the env at most :data:`MAX_AUTO_ENV_THREADS`). The two take turns
+    (a rollout step, then the network; the update alone), so they do not compete with each
+    other. With ``torch_threads=0`` the lean PPO also re-chooses torch's count while it trains
+    (``train.threads.ThreadTuner``: one thread or every core, whichever its iterations measure
+    faster), and OpenMP waits passively (``fort_env.tools.cpu``), so other processes on the
+    machine do not make it spin: docs/performance.md, "Threads on a busy machine"."""
+    cores = usable_cores()
     env = config.env_threads or min(cores, MAX_AUTO_ENV_THREADS)
     torch_threads = config.torch_threads or cores
     return env, torch_threads

@@ -506,6 +506,22 @@ def _train_rows(train: Mapping[str, Any]) -> list[tuple[str, str]]:
                 f"{train['ratio']:.2f})",
             )
         )
+    busy = train.get("contended")
+    if busy:
+        k = busy["processes"]
+        rows += [
+            (
+                f"  beside {k} busy processes: default, samples/s",
+                f"{busy['samples_per_s']:,.0f}  (/ one torch thread = "
+                f"{busy['samples_per_s'] / busy['one_thread_samples_per_s']:.2f}, / baseline = "
+                f"{busy['samples_per_s'] / busy['baseline_samples_per_s']:.2f})",
+            ),
+            (
+                f"  beside {k} busy processes: one torch thread",
+                f"{busy['one_thread_samples_per_s']:,.0f}",
+            ),
+            (f"  beside {k} busy processes: baseline", f"{busy['baseline_samples_per_s']:,.0f}"),
+        ]
     return rows
 
 

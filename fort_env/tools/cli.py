@@ -12,18 +12,22 @@ One function per command; each command's docstring is its ``--help`` text.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+from fort_env.tools.cpu import passive_openmp
 
-import typer
+passive_openmp()  # before anything imports torch (fort_env/tools/cpu.py says why)
 
-from fort_env.core import FortState
-from fort_env.game.decisions import DecisionKind
-from fort_env.records import load_record
-from fort_env.records import replay as replay_record
-from fort_env.tools.cli_errors import failures
-from fort_env.tools.plugins import plugins
-from fort_env.views.text import plural, score_line, state_to_string
+from pathlib import Path  # noqa: E402
+from typing import Annotated  # noqa: E402
+
+import typer  # noqa: E402
+
+from fort_env.core import FortState  # noqa: E402
+from fort_env.game.decisions import DecisionKind  # noqa: E402
+from fort_env.records import load_record  # noqa: E402
+from fort_env.records import replay as replay_record  # noqa: E402
+from fort_env.tools.cli_errors import failures  # noqa: E402
+from fort_env.tools.plugins import plugins  # noqa: E402
+from fort_env.views.text import plural, score_line, state_to_string  # noqa: E402
 
 app = typer.Typer(
     help="fort-env: the card game Fort as a reinforcement-learning environment.",
@@ -151,6 +155,16 @@ def bench(
             "and update) beside round two's MaskablePPO baseline, in process (the train extra).",
         ),
     ] = False,
+    contend: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=64,
+            help="--train: also time the trainer beside K busy processes that the bench starts "
+            "and stops (its default, one torch thread, and the baseline; ~3x --train-seconds "
+            "more).",
+        ),
+    ] = 0,
     train_seconds: Annotated[
         float, typer.Option(min=1.0, max=3600.0, help="Seconds each trainer runs for --train.")
     ] = 20.0,
@@ -182,7 +196,7 @@ def bench(
             ppo=ppo,
             ppo_rollouts=ppo_rollouts,
             train=train,
-            train_options={"seconds": train_seconds, "device": device},
+            train_options={"seconds": train_seconds, "device": device, "contend": contend},
             backend=backend,
         )
     typer.echo(json.dumps(result, indent=2) if json_output else format_bench(result))
