@@ -46,7 +46,11 @@ from fort_env.game.rules.base import SEARCHED_STAGES
 from fort_env.game.stages import ST_ACTION, ST_FOLLOW_RUN, ST_OVER
 from fort_env.game.state_arrays import ARRAYS, StateArrays
 from fort_env.views.hidden import resample_hidden
-from fort_env.views.observation import observation_layout, observation_tensor
+from fort_env.views.observation import (
+    observation_layout,
+    observation_tensor,
+    table_from_observations,
+)
 from fort_env.views.scoring import score_breakdown, winners
 from fort_env.views.text import action_to_string, state_to_string
 
@@ -237,6 +241,21 @@ class FortState(StateArrays):
     def observation_tensor(self, player: int) -> np.ndarray:
         """``player``'s view: float32, shape ``(game.observation_size,)`` (``observation.py``)."""
         return observation_tensor(self, player)
+
+    def table_observation_tensor(self, player: int) -> np.ndarray:
+        """``player``'s table observation: float32 ``(table_observation_size(n, game),)``, its
+        observation then each other seat's private slices (``observation.py``,
+        ``table_from_observations``). For critics in training and search only: it shows
+        every seat's hidden cards.
+
+        Raises:
+            ValueError: ``player`` is not a seat.
+        """
+        n = self.game.num_players
+        if not 0 <= player < n:
+            raise ValueError(f"player must be a seat in [0, {n}), got {player}")
+        observations = np.stack([self.observation_tensor(p) for p in range(n)])
+        return table_from_observations(observations, player, observation_layout(n, self.game))
 
     def resample_hidden(self, observer: int, rng: np.random.Generator) -> FortState:
         """A copy with everything ``observer`` cannot see re-dealt consistently (``hidden.py``)."""

@@ -38,6 +38,7 @@ def train(
     device: str | None = None,
     env_threads: int | None = None,
     torch_threads: int | None = None,
+    critic: str | None = None,
 ) -> dict[str, Any]:
     """Train a self-play agent with a preset and write the run into ``out``.
 
@@ -55,6 +56,7 @@ def train(
         device: ``auto``, ``cpu``, ``cuda`` or ``cuda:K`` (the lean PPO's tensors).
         env_threads, torch_threads: threads stepping the games and running torch (0: from
             the machine's cores, ``train.selfplay.resolve_threads``).
+        critic: ``obs`` or ``table`` (the lean PPO's critic: ``train.selfplay.Config.critic``).
         resume: continue the run saved in ``out`` (its ``config.json`` wins over the preset;
             ``timesteps`` and ``minutes`` still override it).
         overwrite: delete a previous run's outputs in ``out`` first.
@@ -100,6 +102,7 @@ def train(
         device=device,
         env_threads=env_threads,
         torch_threads=torch_threads,
+        critic=critic,
     )
     if resume:  # the saved config, checked (its specs may not ask for trust), with overrides
         path = out_dir / "config.json"
@@ -168,7 +171,19 @@ def train_command(
     ] = None,
     torch_threads: Annotated[
         int | None,
-        typer.Option(min=0, max=256, help="torch threads (0: every core; 1 on a busy machine)"),
+        typer.Option(
+            min=0,
+            max=256,
+            help="torch threads (0: one or every usable core, whichever the run measures faster)",
+        ),
+    ] = None,
+    critic: Annotated[
+        str | None,
+        typer.Option(
+            help="--algo ppo: what the critic reads: obs (the seat's observation) or table "
+            "(every seat's hidden cards too: training only, the policy never reads it); "
+            "default: the preset's"
+        ),
     ] = None,
     resume: Annotated[
         bool, typer.Option(help="continue the run in --out (default: the preset's newest run)")
@@ -227,10 +242,12 @@ def train_command(
         bad_option("--preset", f"{preset!r} is not one of {', '.join(PRESETS)}")
     if setup is not None and setup not in SETUPS:
         bad_option("--setup", f"{setup!r} is not one of {', '.join(SETUPS)}")
-    from train.selfplay import ALGOS, RunFolderError, resolve_device
+    from train.selfplay import ALGOS, CRITICS, RunFolderError, resolve_device
 
     if algo is not None and algo not in ALGOS:
         bad_option("--algo", f"{algo!r} is not one of {', '.join(ALGOS)}")
+    if critic is not None and critic not in CRITICS:
+        bad_option("--critic", f"{critic!r} is not one of {', '.join(CRITICS)}")
     if device is not None:
         with failures("--device"):
             resolve_device(device)
@@ -240,7 +257,7 @@ def train_command(
             summary = train(
                 preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress,
                 num_players=num_players, setup=setup, algo=algo, device=device,
-                env_threads=env_threads, torch_threads=torch_threads,
+                env_threads=env_threads, torch_threads=torch_threads, critic=critic,
             )  # fmt: skip
         except RunFolderError as exc:  # a run folder's file: error: --resume: FILE: problem
             fail(exc, "--resume")

@@ -45,6 +45,11 @@ from agents.learned.network import ActorCritic
 from agents.learned.policy_file import load_checkpoint, save_checkpoint_files, save_policy
 from fort_env.envs.self_play import EXTERNAL, LEARNER, SelfPlayBatch, seat_code
 from fort_env.game.errors import ConfigError
+from fort_env.views.observation import (
+    observation_layout,
+    table_observation_size,
+    table_private_columns,
+)
 from train.progress import ProgressCallback
 from train.selfplay import (
     Config,
@@ -210,7 +215,20 @@ class LeanPPO:
             threads=env_threads,
             buffers=buffers,
         )
-        self.net = ActorCritic(d, na, config.net_arch).to(self.device)
+        self.table = config.critic == "table"
+        layout = observation_layout(n, probe.game)
+        self._private = torch.from_numpy(table_private_columns(layout)).to(self.device)
+        table_size = table_observation_size(n, probe.game)
+        self.net = ActorCritic(
+            d,
+            na,
+            config.net_arch,
+            critic=config.critic_arch if self.table else (),
+            table_size=table_size,
+        ).to(self.device)
+        # _rotation[p]: the seats of p's table observation, p first, then in turn order
+        seats = torch.arange(n, device=self.device)
+        self._rotation = (seats[None, :] + seats[:, None]) % n
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(config.seed)
@@ -226,6 +244,10 @@ class LeanPPO:
         self.actions = torch.zeros((steps, num_envs), dtype=torch.int64, device=dev)
         self.logp = torch.zeros((steps, num_envs), dtype=torch.float32, device=dev)
         self.values = torch.zeros((steps, num_envs), dtype=torch.float32, device=dev)
+        # critic="table": each sample's table observation; the value head's own estimates
+        self.tables = torch.zeros(
+            (steps, num_envs, table_size) if self.table else (0,), dtype=torch.float32, device=dev
+        )
         self.actor = torch.zeros((steps, num_envs), dtype=torch.int64, device=dev)
         self.learn_mask = torch.zeros((steps, num_envs), dtype=torch.bool, device=dev)
         self.rewards = torch.zeros((steps, num_envs, n), dtype=torch.float32, device=dev)
@@ -280,6 +302,10 @@ class LeanPPO:
             codes = env.codes.copy()
             learner = codes[rows, actor] == LEARNER
             logits, values = self.net(obs)
+            if self.table:
+                table = self._tables(self._everyone(), torch.from_numpy(actor).to(self.device))
+                values = self.net.table_values(table)
+                self.tables[t] = table
             logits = masked_logits(logits, mask)
             actions = sample_actions(logits, self.generator)
             if not learner.all():  # snapshots' seats: a forward pass per snapshot
@@ -303,12 +329,33 @@ class LeanPPO:
             self.timesteps += int(learner.sum())
             if env.done.any():
                 self._games_ended(np.flatnonzero(env.done), codes)
-        bootstrap = self.net.state_values(
-            torch.from_numpy(env.observe_all()).to(self.device).reshape(-1, env.observation_size)
-        ).reshape(env.num_envs, env.num_players)
+        everyone = self._everyone()
+        if self.table:  # every seat's table observation, (B * n, table size)
+            seats = torch.arange(env.num_players, device=self.device).repeat(env.num_envs)
+            bootstrap = self.net.table_values(
+                self._tables(everyone.repeat_interleave(env.num_players, dim=0), seats)
+            )
+        else:
+            bootstrap = self.net.state_values(everyone.reshape(-1, env.observation_size))
+        bootstrap = bootstrap.reshape(env.num_envs, env.num_players)
         return seat_advantages(
             self.rewards, self.done, self.actor, self.values, bootstrap, cfg.gamma, cfg.gae_lambda
         )
+
+    def _everyone(self) -> torch.Tensor:
+        """Every seat's observation of every env's position, ``(B, n, D)`` on the device."""
+        return torch.from_numpy(self.env.observe_all()).to(self.device)
+
+    def _tables(self, everyone: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        """Row b's table observation for seat ``seat[b]`` from every seat's observations
+        ``everyone`` ``(K, n, D)``: ``(K, table size)``, the seat's observation, then each
+        other seat's private slices in turn order (``fort_env.views.observation
+        .table_from_observations``, tested equal)."""
+        rows = torch.arange(everyone.shape[0], device=self.device)
+        order = self._rotation[seat]  # (K, n)
+        own = everyone[rows, seat]
+        others = everyone[rows[:, None], order[:, 1:]][:, :, self._private]
+        return torch.cat([own, others.reshape(everyone.shape[0], -1)], dim=1)
 
     def _games_ended(self, envs: np.ndarray, codes: np.ndarray) -> None:
         """Record the learner's results against the league and queue the next seats."""
@@ -338,6 +385,7 @@ class LeanPPO:
         old_logp = self.logp.reshape(-1)[keep]
         adv = advantages.reshape(-1)[keep]
         returns = adv + self.values.reshape(-1)[keep]
+        tables = self.tables.reshape(-1, self.tables.shape[-1])[keep] if self.table else None
         count = int(obs.shape[0])
         stats: dict[str, float] = {}
         for _ in range(cfg.n_epochs):
@@ -357,7 +405,12 @@ class LeanPPO:
                     -a * ratio, -a * ratio.clamp(1 - cfg.clip_range, 1 + cfg.clip_range)
                 ).mean()
                 v_loss = 0.5 * (values - returns[mb]).pow(2).mean()
-                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                critic_loss = torch.zeros((), device=self.device)
+                if tables is not None:  # the critic's loss; the value head learns beside it
+                    critic_values = self.net.table_values(tables[mb])
+                    critic_loss = 0.5 * (critic_values - returns[mb]).pow(2).mean()
+                    sums["critic_loss"] += float(critic_loss.detach())
+                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * (v_loss + critic_loss)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)

@@ -167,6 +167,14 @@ class Config:
     """Gradient clipping norm."""
     net_arch: tuple[int, ...] = (256, 256)
     """Hidden layers of the policy and of the value network (separate networks)."""
+    critic: str = "obs"
+    """Lean PPO: what the value estimates of GAE read. ``obs``: the value head on the seat's
+    observation (the shared trunk). ``table``: a whole-table critic on every seat's
+    observation (``agents.learned.network.ActorCritic``'s critic: perfect-training,
+    imperfect-execution); the policy still reads only its observation, and the value head is
+    trained beside it on the same returns."""
+    critic_arch: tuple[int, ...] = (256, 256)
+    """Hidden layers of the whole-table critic (``critic="table"``)."""
     # rewards
     reward: str = "win_loss"
     """Final reward mode of ``fort_env.envs.aec`` (``win_loss``, ``rank`` or ``score_margin``)."""
@@ -344,8 +352,8 @@ def _is_number(v: Any) -> bool:
 def _check_field(name: str, value: Any, default: Any) -> Any:
     """``value`` of :class:`Config` field ``name`` (of the type of its ``default``), as the
     config holds it (lists back to tuples); raises ``ValueError`` naming the problem."""
-    if name in ("net_arch", "eval_opponents", "final_eval_opponents"):
-        kind = int if name == "net_arch" else str
+    if name in ("net_arch", "critic_arch", "eval_opponents", "final_eval_opponents"):
+        kind = int if name in ("net_arch", "critic_arch") else str
         ok = isinstance(value, list) and all(
             (_is_int(x) if kind is int else isinstance(x, str)) for x in value
         )
@@ -429,6 +437,7 @@ def config_from_dict(d: Mapping[str, Any], source: str | Path | None = None) -> 
         "algo": config.algo in ALGOS,
         "device": _device_name_ok(config.device),
         "league_share": 0.0 <= config.league_share <= 1.0,
+        "critic": config.critic in CRITICS,
     }
     for name, ok in checks.items():
         if not ok:
@@ -437,8 +446,9 @@ def config_from_dict(d: Mapping[str, Any], source: str | Path | None = None) -> 
             )
     try:
         check_net_arch(list(config.net_arch), what="net_arch")
+        check_net_arch(list(config.critic_arch), what="critic_arch")
     except ValueError as exc:
-        raise RunFolderError(where, f"field 'net_arch': {exc}") from None
+        raise RunFolderError(where, f"field {str(exc).split(' ')[0]!r}: {exc}") from None
     if source is not None:
         for name in ("opponents", "eval_opponents", "final_eval_opponents"):
             for spec in getattr(config, name):
@@ -534,6 +544,8 @@ def _env_factory(config: Config, league: League, rank: int) -> Callable[[], gymn
 VEC_ENVS = ("auto", "batch", "subproc", "dummy")
 ALGOS = ("maskable_ppo", "ppo")
 """The learners ``Config.algo`` may name."""
+CRITICS = ("obs", "table")
+"""What the lean PPO's critic may read (``Config.critic``)."""
 MAX_AUTO_ENV_THREADS = 16
 """``env_threads=0`` uses every core up to this many (the batch stops scaling near it)."""
 

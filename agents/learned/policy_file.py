@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from fort_env.game.errors import FortError, ModelFileError, describe
+from fort_env.views.observation import TABLE_PRIVATE_SLICES, table_size_of
 
 __all__ = [
     "FORMAT",
@@ -83,6 +84,9 @@ OPTIMIZER_SUFFIX = ".optimizer.safetensors"
 # project's shared trunk (agents.learned.network.KIND; not imported: it needs torch).
 SB3_POLICY = "MaskableActorCriticPolicy"
 ACTOR_CRITIC = "ActorCritic"
+TABLE_INPUT = "table"
+"""``network.critic.input`` of an ActorCritic with a whole-table critic: it reads the table
+observation (``fort_env.views.table``), ``num_players * observation_size`` floats."""
 # The activations a description may name (torch.nn class names); nothing else is looked up.
 ACTIVATIONS = ("Tanh", "ReLU", "LeakyReLU", "ELU", "GELU", "SiLU", "Sigmoid")
 # Limits of a description (module docstring): generous for what `fort-env train` produces (the
@@ -215,13 +219,21 @@ def describe_policy(policy: Any) -> dict[str, Any]:
             raise ModelFileError(
                 type(policy).__name__, f"activation {policy.activation_fn} is not saved"
             )
-        return {
+        described = {
             "policy": ACTOR_CRITIC,
             "trunk": [int(x) for x in policy.trunk_widths],
             "activation_fn": policy.activation_fn,
             "observation_size": int(policy.observation_size),
             "num_actions": int(policy.num_actions),
         }
+        if getattr(policy, "critic", None) is not None:
+            described["critic"] = {
+                "input": TABLE_INPUT,
+                "private_slices": list(TABLE_PRIVATE_SLICES),
+                "trunk": [int(x) for x in policy.critic_widths],
+                "input_size": int(policy.table_size),
+            }
+        return described
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import FlattenExtractor
@@ -390,7 +402,14 @@ def network_shapes(game: Mapping[str, Any], net: Mapping[str, Any]) -> dict[str,
     if net["policy"] == ACTOR_CRITIC:
         from agents.learned.network import actor_critic_shapes
 
-        return actor_critic_shapes(game["observation_size"], game["num_actions"], net["trunk"])
+        critic = net.get("critic") or {}
+        return actor_critic_shapes(
+            game["observation_size"],
+            game["num_actions"],
+            net["trunk"],
+            critic.get("trunk", ()),
+            critic.get("input_size", 0),
+        )
     arch = net["net_arch"]
     return expected_shapes(game["observation_size"], game["num_actions"], arch["pi"], arch["vf"])
 
@@ -455,6 +474,16 @@ def read_description(path: str | Path) -> dict[str, Any]:
     }
     if net.get("policy") == ACTOR_CRITIC:
         checks["network.trunk"] = _int_list(net.get("trunk")) and len(net["trunk"]) >= 1
+        critic = net.get("critic")
+        checks["network.critic"] = critic is None or (
+            isinstance(critic, dict)
+            and set(critic) == {"input", "private_slices", "trunk", "input_size"}
+            and critic["input"] == TABLE_INPUT
+            and critic["private_slices"] == list(TABLE_PRIVATE_SLICES)
+            and _int_list(critic["trunk"])
+            and len(critic["trunk"]) >= 1
+            and _int_list([critic["input_size"]])
+        )
     else:
         checks["network.net_arch"] = (
             isinstance(net.get("net_arch"), dict)
@@ -468,8 +497,21 @@ def read_description(path: str | Path) -> dict[str, Any]:
         if not ok:
             raise _bad(description, f"field {field!r} is missing or malformed")
     layers = {"trunk": net["trunk"]} if net["policy"] == ACTOR_CRITIC else dict(net["net_arch"])
+    if net["policy"] == ACTOR_CRITIC and net.get("critic") is not None:
+        layers["critic.trunk"] = net["critic"]["trunk"]
+        try:
+            table = table_size_of(game["observation_size"], game["num_players"])
+        except ValueError as exc:
+            raise _bad(description, f"field 'game.observation_size': {exc}") from None
+        if net["critic"]["input_size"] != table:
+            raise _bad(
+                description,
+                f"field 'network.critic.input_size': the whole-table critic reads "
+                f"{net['critic']['input_size']} features; a {game['num_players']}-player "
+                f"table observation of this game has {table} (a critic of another layout)",
+            )
     for head, widths in layers.items():
-        where = "trunk" if head == "trunk" else f"net_arch.{head}"
+        where = head if head in ("trunk", "critic.trunk") else f"net_arch.{head}"
         try:
             check_net_arch(widths, f"field 'network.{where}'")
         except ValueError as exc:
@@ -666,8 +708,14 @@ def _build_policy(info: Mapping[str, Any]) -> Any:
         from agents.learned.network import ActorCritic
 
         g, net = info["game"], info["network"]
+        critic = net.get("critic") or {}
         return ActorCritic(
-            g["observation_size"], g["num_actions"], net["trunk"], net["activation_fn"]
+            g["observation_size"],
+            g["num_actions"],
+            net["trunk"],
+            net["activation_fn"],
+            critic=critic.get("trunk", ()),
+            table_size=critic.get("input_size", 0),
         )
     import gymnasium
     import numpy as np

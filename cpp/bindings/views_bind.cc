@@ -134,6 +134,25 @@ if given, else into a new array; returns the array written.
 out: a writeable C-contiguous float32 numpy array of shape (observation_size(game),), every
 entry overwritten. Raises ValueError for a seat outside [0, num_players) or another buffer,
 IndexError for a state whose codes fall outside their slices.)doc");
+    m.def(
+        "table_observation_size",
+        [](const fort::Game& g) { return fort::table_observation_size(g); }, py::arg("game"),
+        "observation.table_observation_size(n, game): the length of a table observation.");
+    m.def(
+        "table_observation",
+        [](const fort::State& s, const py::handle& seat) {
+            const fort::Game& g = *s.game;
+            const int p = check_seat(seat, g.num_players, "seat");
+            py::array result = fort_bind::new_array<float>(fort::table_observation_size(g));
+            std::vector<float> scratch;
+            fort::table_observation_tensor(s, p, static_cast<float*>(result.mutable_data()), scratch);
+            return result;
+        },
+        py::arg("state"), py::arg("seat"),
+        R"doc(Seat's table observation (FortState.table_observation_tensor): its observation, then
+each other seat's private slices, in a new float32 array of table_observation_size(game).
+Raises ValueError for a seat outside [0, num_players), IndexError for a state whose codes fall
+outside their slices.)doc");
     m.def("score_breakdown", &score_rows, py::arg("state"),
           "scoring.score_breakdown: per seat a dict track, fort_level, made_up_rule, macaroni, "
           "total, level.");

@@ -176,6 +176,15 @@ def clear_search_memo() -> None:
 def observation_size(game: Game) -> int:
     """observation_layout(game).size: the length of an observation of this game."""
 
+def table_observation_size(game: Game) -> int:
+    """observation.table_observation_size(n, game): the length of a table observation."""
+
+def table_observation(state: State, seat: _Int) -> NDArray[np.float32]:
+    """Seat's table observation (FortState.table_observation_tensor): its observation, then
+    each other seat's private slices, in a new float32 array of table_observation_size(game).
+    Raises ValueError for a seat outside [0, num_players), IndexError for a state whose codes fall
+    outside their slices."""
+
 def observation(
     state: State, seat: _Int, out: NDArray[np.float32] | None = None
 ) -> NDArray[np.float32]:

@@ -507,6 +507,11 @@ class CppFortState(FortState):
             return super().observation_tensor(player)
         return _C.observation(self._cs, player)
 
+    def table_observation_tensor(self, player: int) -> np.ndarray:
+        if not 0 <= player < self.game.num_players:  # errors: as Python's
+            return super().table_observation_tensor(player)
+        return _C.table_observation(self._cs, player)
+
     def score_breakdown(self) -> list[dict[str, int]]:
         return list(_C.score_breakdown(self._cs))
 

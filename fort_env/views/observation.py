@@ -359,3 +359,74 @@ def observation_tensor(state: StateArrays, player: int) -> np.ndarray:
     buf[off["rule_stack_size"]] = float(rule_loc.count(IN_STACK))
     buf[off["end_triggered"]] = float(ctx[C_END_TRIGGERED])
     return buf[: t.dump].copy()
+
+
+# --------------------------------------------------------------------------- the whole table
+TABLE_PRIVATE_SLICES = (
+    "my_hand",
+    "my_deck",
+    "my_lookout",
+    "my_made_up_rule",
+    "my_draft_pack",
+    "my_draft_kept",
+)
+"""The slices of a seat's observation that no rival sees (its hand, its deck's contents, its
+Lookout's cards, its made-up rule, its draft pack and kept cards): what the table observation
+adds, for each other seat, to the observer's own observation."""
+
+
+def table_private_columns(layout: ObservationLayout) -> np.ndarray:
+    """The observation's indices of :data:`TABLE_PRIVATE_SLICES`, in that order: int64
+    ``(P,)``."""
+    slices = [layout[name] for name in TABLE_PRIVATE_SLICES]
+    return np.concatenate([np.arange(s.offset, s.offset + s.size) for s in slices]).astype(np.int64)
+
+
+def table_observation_size(num_players: int, game: GameFacts | None = None) -> int:
+    """The table observation's length: ``D + (num_players - 1) * P`` (D the observation's, P
+    the private slices' total)."""
+    layout = observation_layout(num_players, game)
+    return layout.size + (num_players - 1) * len(table_private_columns(layout))
+
+
+def table_size_of(observation_size: int, num_players: int) -> int:
+    """The table observation's length for a game whose observation has ``observation_size``
+    features (the layout is linear in the card set's size, so that size names it).
+
+    Raises:
+        ValueError: no observation layout has that size.
+    """
+    one, two = _layout(1).size, _layout(2).size
+    per_card, fixed = two - one, one - (two - one)
+    num_cards, rest = divmod(observation_size - fixed, per_card)
+    if rest or num_cards < 1:
+        raise ValueError(f"no observation layout has {observation_size} features")
+    private = len(table_private_columns(_layout(num_cards)))
+    return observation_size + (num_players - 1) * private
+
+
+def table_from_observations(
+    observations: np.ndarray, player: int, layout: ObservationLayout
+) -> np.ndarray:
+    """The table observation of ``player`` from every seat's observation of one position.
+
+    A seat's table observation is its own observation and what each other seat alone sees: it
+    holds every hand, deck's contents, Lookout and pack, never the order of a deck. It is the
+    whole table as it is, for a critic used in training and at a search's leaves (there, a
+    determinised table) but never to choose an action (``agents.learned.network``).
+    ``FortState.table_observation_tensor`` is the same for a state; the C++ core's
+    ``table_observation_tensor`` (views/observation.h) writes the same floats.
+
+    Args:
+        observations: float32 ``(n, D)``, row p seat p's ``observation_tensor``.
+        player: the observer, in ``[0, n)``.
+        layout: the observation's layout (:func:`observation_layout`).
+
+    Returns:
+        float32 ``(D + (n - 1) * P,)``: ``player``'s observation, then, for each other seat in
+        turn order from ``player``'s left, that seat's :data:`TABLE_PRIVATE_SLICES`.
+    """
+    n = observations.shape[0]
+    cols = table_private_columns(layout)
+    parts = [observations[player]] + [observations[(player + k) % n, cols] for k in range(1, n)]
+    return np.concatenate(parts).astype(np.float32, copy=False)

@@ -177,4 +177,31 @@ void observation_tensor(const State& s, int player, float* buf) {
     buf[off[OBS_END_TRIGGERED]] = static_cast<float>(ctx[C_END_TRIGGERED]);
 }
 
+int64_t table_observation_size(const Game& g) {
+    int64_t priv = 0;
+    for (const int64_t slice : TABLE_PRIVATE_SLICES)
+        priv += g.obs_offset[static_cast<size_t>(slice) + 1] - g.obs_offset[static_cast<size_t>(slice)];
+    return g.obs_offset[NUM_OBS_SLICES] + (g.num_players - 1) * priv;
+}
+
+void table_from_observations(const Game& g, const float* obs, int player, float* out) {
+    const int n = g.num_players;
+    const size_t d = static_cast<size_t>(g.obs_offset[NUM_OBS_SLICES]);
+    out = std::copy(obs + d * static_cast<size_t>(player), obs + d * static_cast<size_t>(player + 1), out);
+    for (int k = 1; k < n; ++k) {
+        const float* row = obs + d * static_cast<size_t>((player + k) % n);
+        for (const int64_t slice : TABLE_PRIVATE_SLICES)
+            out = std::copy(row + g.obs_offset[static_cast<size_t>(slice)],
+                            row + g.obs_offset[static_cast<size_t>(slice) + 1], out);
+    }
+}
+
+void table_observation_tensor(const State& s, int player, float* out, std::vector<float>& scratch) {
+    const Game& g = *s.game;
+    const size_t d = static_cast<size_t>(g.obs_offset[NUM_OBS_SLICES]);
+    scratch.resize(d * static_cast<size_t>(g.num_players));
+    for (int p = 0; p < g.num_players; ++p) observation_tensor(s, p, scratch.data() + d * static_cast<size_t>(p));
+    table_from_observations(g, scratch.data(), player, out);
+}
+
 }  // namespace fort

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "fort/constants.h"
 #include "fort/game/game.h"
 #include "fort/game/state.h"
 
@@ -21,5 +23,24 @@ int64_t observation_size(int64_t num_cards);
 // whose codes would write outside their slice (a zone, seat, level, kind or suit out of
 // range), before nothing but `out` is touched.
 void observation_tensor(const State& s, int player, float* out);
+
+// The table observation (fort_env/views/observation.py table_from_observations): `player`'s
+// observation, then, for each other seat in turn order from its left, that seat's private
+// slices (TABLE_PRIVATE_SLICES: hand, deck contents, Lookout cards, made-up rule, draft pack,
+// draft kept). It shows every seat's hidden cards (never a deck's order): for critics in
+// training and at the search's leaves, never for choosing an action. Length
+// table_observation_size(game): D + (n - 1) * P floats.
+inline constexpr int64_t TABLE_PRIVATE_SLICES[] = {OBS_MY_HAND,         OBS_MY_DECK,
+                                                   OBS_MY_LOOKOUT,      OBS_MY_MADE_UP_RULE,
+                                                   OBS_MY_DRAFT_PACK,   OBS_MY_DRAFT_KEPT};
+int64_t table_observation_size(const Game& g);
+
+// From every seat's observation of one position, obs (n, D) row-major with row p seat p's:
+// writes `player`'s table observation into out[0 .. table_observation_size(g)).
+void table_from_observations(const Game& g, const float* obs, int player, float* out);
+
+// Writes `player`'s table observation of `s` (every seat's observation_tensor, then
+// table_from_observations); `scratch` is resized to (n, D). Throws as observation_tensor.
+void table_observation_tensor(const State& s, int player, float* out, std::vector<float>& scratch);
 
 }  // namespace fort
