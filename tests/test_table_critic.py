@@ -176,3 +176,80 @@ def test_lean_ppo_with_the_table_critic_learns_its_values() -> None:
     assert "critic_loss" in stats and np.isfinite(stats["critic_loss"])
     after = list(ppo.net.critic.parameters())
     assert any(not torch.equal(b, a) for b, a in zip(before, after, strict=True))
+
+
+@needs_core
+def test_the_cores_critic_equals_torchs() -> None:
+    from agents.learned.core_network import critic_from_policy
+
+    net, _ = _actor_critic(4, critic=(48, 24))
+    core_critic = critic_from_policy(net)
+    tables = []
+    for a, _ in _random_positions(4, games=1, seed=9):
+        tables += [a.table_observation_tensor(p) for p in range(4)]
+    x = np.stack(tables).astype(np.float32)
+    _, values = core_critic.forward(x)
+    with torch.no_grad():
+        expected = net.table_values(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(values, expected, atol=1e-4, rtol=1e-4)
+    bare, _ = _actor_critic(4, critic=())
+    assert critic_from_policy(bare) is None
+
+
+def _constant_critic_model(tmp_path: Path, bias: float) -> Path:
+    """An actor-critic file whose critic says ``bias`` for every table (zero weights)."""
+    from agents.learned.policy_file import save_policy
+
+    net, _ = _actor_critic(2, critic=(8,))
+    with torch.no_grad():
+        for p in net.critic.parameters():
+            p.zero_()
+        net.critic_head.weight.zero_()
+        net.critic_head.bias.fill_(bias)
+    return save_policy(net, tmp_path / f"const{bias}", num_players=2)
+
+
+@needs_core
+def test_the_search_values_its_leaves_with_the_critic(tmp_path: Path) -> None:
+    from agents.learned.puct import PUCTAgent
+
+    state = fort_env.FortGame(2).new_initial_state(seed=4)
+    while len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[0])
+    seat = state.current_player()
+    model = _constant_critic_model(tmp_path, 0.5)  # unit value (0.5 + 1) / 2 = 0.75
+    table = PUCTAgent(model=model, sims=30, seed=1, value="table")
+    table.search_core(lambda r: state.clone(), seat, state.legal_actions())
+    found = table.last_search
+    assert found["root_value"] == pytest.approx(0.75)
+    # every visited edge backed up 0.75 from each leaf (no game ends in 30 simulations here)
+    visited = [v for v, n in zip(found["values"], found["visits"], strict=True) if n]
+    assert visited and all(v == pytest.approx(0.75) for v in visited)
+    obs = PUCTAgent(model=model, sims=30, seed=1, value="obs")
+    obs.search_core(lambda r: state.clone(), seat, state.legal_actions())
+    assert obs.last_search["root_value"] != pytest.approx(0.75)
+    auto = PUCTAgent(model=model, sims=2, seed=1)
+    assert auto.critic is not None  # auto: the critic when the model has one
+
+
+@needs_core
+def test_a_critic_of_another_table_is_refused_by_the_search(tmp_path: Path) -> None:
+    from agents.learned.core_network import critic_from_policy, network_from_policy
+    from agents.learned.puct import PUCTAgent
+    from agents.learned.zoo import shipped_model
+
+    net4, _ = _actor_critic(4, critic=(8,))
+    net2, _ = _actor_critic(2, critic=(8,))
+    state = cpp_backend.CppFortState.from_state(fort_env.FortGame(2).new_initial_state(seed=4))
+    while len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(ValueError, match="table observation"):
+        cpp_backend.require().puct_search(
+            state.core_state, state.current_player(), network_from_policy(net2), seed=1,
+            simulations=4, seconds=0, c=1.5, batch=1, threads=1, noise_alpha=0.3,
+            noise_fraction=0.0, critic=critic_from_policy(net4),
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="needs a model with a critic"):
+        PUCTAgent(model=shipped_model(2), value="table")
+    with pytest.raises(ValueError, match="value must be"):
+        PUCTAgent(players=2, value="oracle")

@@ -31,7 +31,13 @@ import numpy as np
 from fort_env.game.errors import ModelFileError
 from fort_env.native import backend as cpp_backend
 
-__all__ = ["CORE_ACTIVATIONS", "core_network", "network_from_policy"]
+__all__ = [
+    "CORE_ACTIVATIONS",
+    "core_critic",
+    "core_network",
+    "critic_from_policy",
+    "network_from_policy",
+]
 
 CORE_ACTIVATIONS = ("ReLU", "Tanh")
 """The activations ``_core.PolicyValueNet`` implements."""
@@ -105,6 +111,54 @@ def network_from_policy(policy: Any, source: str | Path = "the policy") -> Any:
         )
     except ValueError as exc:
         raise ModelFileError(Path(source), f"its network does not fit the core: {exc}") from None
+
+
+def critic_from_policy(policy: Any, source: str | Path = "the policy") -> Any:
+    """The core's copy of an ``ActorCritic``'s whole-table critic, or ``None`` without one.
+
+    The core runs it as a ``_core.PolicyValueNet`` whose observation is the table observation
+    (``fort_env.views.observation.table_from_observations``): its trunk the critic's layers,
+    its value head the critic's head, and one unused "action" (a zero head), since the search
+    reads only its values (``puct_search(..., critic=)``).
+
+    Raises:
+        ModelFileError: an activation the core does not run.
+    """
+    if getattr(policy, "critic", None) is None:
+        return None
+    core = cpp_backend.require()
+    activation = _activation_name(policy)
+    if activation not in CORE_ACTIVATIONS:
+        raise ModelFileError(Path(source), f"its activation {activation} does not run on the core")
+    state = dict(policy.state_dict())
+    layers = _layers(state, "critic")
+    last = layers[-1][0].shape[0]
+    unused = (np.zeros((1, last), np.float32), np.zeros(1, np.float32))
+    try:
+        return core.PolicyValueNet(
+            int(policy.table_size), 1, activation, layers, [], [], unused,
+            _linear(state, "critic_head"),
+        )  # fmt: skip
+    except ValueError as exc:
+        raise ModelFileError(Path(source), f"its critic does not fit the core: {exc}") from None
+
+
+def core_critic(path: str | Path) -> Any:
+    """The core's copy of the saved policy's whole-table critic (``None`` without one); cached
+    as :func:`core_network`.
+
+    Raises:
+        ModelFileError: as :func:`core_network`.
+    """
+    from agents.learned.policy_file import policy_paths
+    from agents.learned.ppo import load_policy
+
+    weights = policy_paths(path)[0]
+    policy = load_policy(path)
+    key = ("critic:" + str(weights.resolve()), weights.stat().st_mtime)
+    if key not in _NETS:
+        _NETS[key] = critic_from_policy(policy, weights)
+    return _NETS[key]
 
 
 def core_network(path: str | Path) -> Any:

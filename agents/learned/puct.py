@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import BaseAgent, MissingInfoError, check_logits, legal_from, masked_softmax
-from agents.learned.core_network import core_network
+from agents.learned.core_network import core_critic, core_network
 from agents.learned.policy_file import preset_model, trained_num_players
 from agents.learned.ppo import load_policy, policy_logits, policy_observation_size, policy_values
 from agents.learned.zoo import search_model
@@ -76,6 +76,8 @@ UNLIMITED = 2**62  # "no simulation limit" (the time limit ends the search)
 MAX_DEPTH = 2_000  # decisions walked in one iteration; a guard only (a game is a few hundred)
 RETURN_RANGE = (-1.0, 1.0)  # win_loss returns (fort_env.envs.aec "Rewards"), mapped to [0, 1]
 ENGINES = ("auto", "core", "python")
+VALUES = ("auto", "table", "obs")
+"""What values the search's leaves (``PUCTAgent(value=)``)."""
 DEFAULT_MS = 50.0  # the time limit when neither ms nor sims is given
 SEED_LIMIT = 2**62  # seeds of the C++ search (fort_env.game.constants.SEED_LIMIT)
 MAX_BATCH = 256  # puct.h's limits on batch and threads
@@ -115,13 +117,18 @@ class PUCTAgent(BaseAgent):
         noise: the weight of Dirichlet(``alpha``) noise on the root's priors (``core`` only;
             0: none; self-play in ``fort-env expert`` uses it).
         alpha: that noise's concentration.
+        value: what values the leaves (``core`` only): ``table`` (the model's whole-table
+            critic on the determinised table: every seat's hidden cards of that
+            determinisation), ``obs`` (the value head on each seat's observation), or
+            ``auto`` (the default: ``table`` when the model has a critic, else ``obs``).
         seed: the agent's seed (determinisations).
 
     Raises:
         ModelFileError: a bad model file, no shipped model for ``players``, or (``core``) a
             network the core cannot run.
         ValueError: ``ms`` not above 0 or infinite, ``sims < 1``, ``c < 0``, an unknown engine,
-            ``batch`` or ``threads`` out of range, ``noise`` outside [0, 1), ``alpha <= 0``.
+            ``batch`` or ``threads`` out of range, ``noise`` outside [0, 1), ``alpha <= 0``, an
+            unknown ``value``, or ``value=table`` with a model without a critic.
     """
 
     name = "puct"
@@ -140,6 +147,7 @@ class PUCTAgent(BaseAgent):
         noise: float = 0.0,
         alpha: float = 0.3,
         iterations: int | None = None,
+        value: str = "auto",
     ) -> None:
         super().__init__(None, seed)
         self.model: str | None = None
@@ -163,6 +171,10 @@ class PUCTAgent(BaseAgent):
             raise ValueError(f"noise must be in [0, 1), got {noise}")
         if not (float(alpha) > 0 and math.isfinite(float(alpha))):
             raise ValueError(f"alpha must be finite and above 0, got {alpha}")
+        if value not in VALUES:
+            raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
+        self.value = value
+        self.critic: Any = None  # the core's copy of the model's critic (value table/auto)
         if engine == "auto":
             engine = "core" if cpp_backend.available() else "python"
         self.engine = engine
@@ -190,6 +202,9 @@ class PUCTAgent(BaseAgent):
         self.policy = load_policy(model)
         if self.engine == "core":  # refuses a network the core cannot run, before any search
             self.network = core_network(model)
+            self.critic = None if self.value == "obs" else core_critic(model)
+            if self.value == "table" and self.critic is None:
+                raise ValueError(f"puct:value=table needs a model with a critic; {model} has none")
         # the observation's size is the same for every player count: the file says which
         self.num_players = trained_num_players(model)
         self.observation_size = policy_observation_size(self.policy)
@@ -230,6 +245,7 @@ class PUCTAgent(BaseAgent):
             threads=self.threads,
             noise_alpha=self.alpha,
             noise_fraction=self.noise,
+            critic=self.critic,
         )
         self.last_search = dict(result)
         self.last_iterations = int(result["simulations"])

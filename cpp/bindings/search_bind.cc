@@ -213,7 +213,8 @@ value that is not finite. agents/learned/core_network.py builds one from a polic
         [](const fort::State& state, const py::handle& seat, const fort::PolicyValueNet& net,
            const py::handle& seed, const py::handle& simulations, const py::handle& seconds,
            const py::handle& c, const py::handle& batch, const py::handle& threads,
-           const py::handle& noise_alpha, const py::handle& noise_fraction) {
+           const py::handle& noise_alpha, const py::handle& noise_fraction,
+           const fort::PolicyValueNet* critic) {
             fort::PuctSettings s;
             const int p = static_cast<int>(int_arg(seat, "seat", 0, state.num_players - 1));
             s.seed = static_cast<uint64_t>(int_arg(seed, "seed", 0, fort::SEED_LIMIT - 1));
@@ -228,7 +229,7 @@ value that is not finite. agents/learned/core_network.py builds one from a polic
             fort::PuctResult r;
             {
                 py::gil_scoped_release release;
-                r = fort::puct_search(position, p, net, s);  // std::invalid_argument -> ValueError
+                r = fort::puct_search(position, p, net, s, critic);  // invalid_argument -> ValueError
             }
             py::dict out;
             out["action"] = r.action;
@@ -246,12 +247,15 @@ value that is not finite. agents/learned/core_network.py builds one from a polic
         py::arg("state"), py::arg("seat"), py::arg("net"), py::kw_only(), py::arg("seed"),
         py::arg("simulations"), py::arg("seconds"), py::arg("c"), py::arg("batch"),
         py::arg("threads"), py::arg("noise_alpha"), py::arg("noise_fraction"),
+        py::arg("critic") = nullptr,
         R"doc(PUCT for `seat`'s pending decision, guided by `net` (cpp/include/fort/bots/puct.h).
 
 `state` is read only through resample_hidden(state, seat, .) and for the root's legal
 actions. seed: int in [0, 2**62); simulations >= 1; seconds >= 0 (0: no time limit); c >= 0;
 batch in [1, 256] (leaves per forward pass, virtual loss); threads in [1, 64] (root-parallel
-trees); noise_alpha > 0 and noise_fraction in [0, 1) (root Dirichlet noise, 0: none). Returns a
+trees); noise_alpha > 0 and noise_fraction in [0, 1) (root Dirichlet noise, 0: none); critic:
+None, or a PolicyValueNet over the table observation whose value head values the leaves
+(agents.learned.core_network.critic_network). Returns a
 dict: action, simulations, seconds, actions/visits/values/priors (the root's legal actions,
 ascending; values: mean value in [0, 1] for `seat`), root_value, nodes, evaluations. Raises
 ValueError or TypeError naming a bad argument; ValueError for a state that is over, a seat

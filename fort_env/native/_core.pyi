@@ -408,8 +408,10 @@ def puct_search(
     threads: _Int,
     noise_alpha: _Float,
     noise_fraction: _Float,
+    critic: PolicyValueNet | None = None,
 ) -> _PuctResult:
-    """PUCT for `seat`'s pending decision guided by `net` (cpp/include/fort/bots/puct.h).
+    """PUCT for `seat`'s pending decision guided by `net` (cpp/include/fort/bots/puct.h);
+    `critic` (a net over the table observation) values the leaves when given.
     ValueError or TypeError naming a bad argument; ValueError for a state that is over, a seat
     that is not acting, or a network of another observation size or action count."""
 

@@ -92,8 +92,10 @@ struct Leaf {
 
 class Tree {
   public:
-    Tree(const PolicyValueNet& net, const PuctSettings& s, int seat, int index)
+    Tree(const PolicyValueNet& net, const PolicyValueNet* critic, const PuctSettings& s, int seat,
+         int index)
         : net_(net),
+          critic_(critic),
           s_(s),
           seat_(seat),
           deals_(s.seed, EVENT_TREE + 2 * static_cast<uint64_t>(index)),
@@ -123,14 +125,17 @@ class Tree {
     void back_up(const std::vector<Step>& path, const std::vector<double>& values);
 
     const PolicyValueNet& net_;
+    const PolicyValueNet* critic_;  // null: leaves valued by net_'s value head
     const PuctSettings& s_;
     int seat_;
     int num_players_ = 0;
+    const Game* game_ = nullptr;  // the searched game's (set by run)
     EventRng deals_, noise_;
     std::vector<Node> nodes_;
     std::vector<Leaf> pending_;
     std::vector<float> obs_;  // (pending leaves * num_players, observation size)
-    NetScratch scratch_;
+    std::vector<float> table_;  // (pending leaves * num_players, table size): critic_'s input
+    NetScratch scratch_, critic_scratch_;
     std::vector<double> root_priors_;
     double root_value_ = FIRST_PLAY_VALUE;
     bool root_expanded_ = false;
@@ -228,13 +233,24 @@ void Tree::evaluate_pending() {
     const int rows = static_cast<int>(pending_.size()) * n;
     net_.features(obs_.data(), rows, scratch_);
     evaluations_ += rows;
+    if (critic_ != nullptr) {  // each seat's table observation of each leaf, for the critic
+        const Game& g = *game_;
+        const size_t t = static_cast<size_t>(critic_->observation_size());
+        const size_t d = static_cast<size_t>(net_.observation_size());
+        table_.resize(t * static_cast<size_t>(rows));
+        for (int r = 0; r < rows; ++r)
+            table_from_observations(g, obs_.data() + d * static_cast<size_t>(r - r % n), r % n,
+                                    table_.data() + t * static_cast<size_t>(r));
+        critic_->features(table_.data(), rows, critic_scratch_);
+    }
     std::vector<double> values(static_cast<size_t>(n));
     std::vector<double> priors;
     for (size_t i = 0; i < pending_.size(); ++i) {
         const Leaf& leaf = pending_[i];
         const int base = static_cast<int>(i) * n;
         for (int p = 0; p < n; ++p) {
-            const double v = net_.value(scratch_, base + p);
+            const double v = critic_ != nullptr ? critic_->value(critic_scratch_, base + p)
+                                                : net_.value(scratch_, base + p);
             if (!std::isfinite(v)) throw std::runtime_error("puct: the network gave a value that is not finite");
             values[static_cast<size_t>(p)] = unit_value(v);
         }
@@ -281,6 +297,7 @@ void Tree::add_root_noise(Node& root) {
 void Tree::run(const State& position, int64_t simulations, Clock::time_point start,
                double seconds) {
     num_players_ = position.num_players;
+    game_ = position.game.get();
     while (simulations_ < simulations) {
         if (seconds > 0.0 &&
             std::chrono::duration<double>(Clock::now() - start).count() >= seconds)
@@ -320,7 +337,7 @@ void check_settings(const PuctSettings& s) {
 }  // namespace
 
 PuctResult puct_search(const State& position, int seat, const PolicyValueNet& net,
-                       const PuctSettings& settings) {
+                       const PuctSettings& settings, const PolicyValueNet* critic) {
     check_settings(settings);
     if (is_over(position)) throw std::invalid_argument("puct: the game is over");
     if (seat < 0 || seat >= position.num_players || position.ctx[C_ACTOR] != seat)
@@ -334,6 +351,11 @@ PuctResult puct_search(const State& position, int seat, const PolicyValueNet& ne
             " entries and scores " + std::to_string(net.num_actions()) +
             " actions; this game's are " + std::to_string(obs_size) + " and " +
             std::to_string(position.game->num_actions));
+    if (critic != nullptr && critic->observation_size() != table_observation_size(*position.game))
+        throw std::invalid_argument(
+            "puct: the critic reads " + std::to_string(critic->observation_size()) +
+            " entries; this game's table observation has " +
+            std::to_string(table_observation_size(*position.game)));
     const auto start = Clock::now();
     State root = position;  // the root's legal actions: the seat sees them (no leak)
     const std::vector<int> legal = legal_actions(root);
@@ -352,7 +374,7 @@ PuctResult puct_search(const State& position, int seat, const PolicyValueNet& ne
     }
     const int t_count = settings.threads;
     std::vector<std::unique_ptr<Tree>> trees;
-    for (int t = 0; t < t_count; ++t) trees.push_back(std::make_unique<Tree>(net, settings, seat, t));
+    for (int t = 0; t < t_count; ++t) trees.push_back(std::make_unique<Tree>(net, critic, settings, seat, t));
     auto share = [&](int t) {
         return settings.simulations / t_count + (t < settings.simulations % t_count ? 1 : 0);
     };

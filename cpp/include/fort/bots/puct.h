@@ -18,6 +18,11 @@
 //    the network reads every seat's observation (observation.h): the acting seat's logits over
 //    the legal actions give the new edges' priors (softmax over the legal actions), the value
 //    head a value for each seat. A finished game's value is its win/loss returns.
+//    With a whole-table critic (`critic` not null), each seat's value comes from the critic
+//    on that seat's table observation of the leaf instead (observation.h,
+//    table_from_observations): the determinisation is a whole table, so the critic reads
+//    every hand of it, as it did in training (agents/learned/network.py). The priors still come
+//    from the acting seat's observation alone.
 // 4. Back up: each edge on the path adds the value of the seat that chose it. Values are the
 //    value head's estimate of a seat's win_loss return (-1..1) mapped to [0, 1], clipped.
 //
@@ -76,9 +81,12 @@ struct PuctResult {
 };
 
 // Search the decision pending at `position` for `seat`, which must be the acting seat of a
-// running game. Throws std::invalid_argument for a seat that is not acting, a finished game,
-// bad settings, or a network whose observation size or action count is not this game's.
+// running game. `critic`, if not null, values the leaves (step 3): a PolicyValueNet whose
+// observation is the table observation (its one "action" unused; its value head the critic's).
+// Throws std::invalid_argument for a seat that is not acting, a finished game, bad settings, a
+// network whose observation size or action count is not this game's, or a critic whose input
+// is not this game's table observation size.
 PuctResult puct_search(const State& position, int seat, const PolicyValueNet& net,
-                       const PuctSettings& settings);
+                       const PuctSettings& settings, const PolicyValueNet* critic = nullptr);
 
 }  // namespace fort
