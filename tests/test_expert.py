@@ -151,3 +151,50 @@ def test_cli_errors_name_the_option(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "--games" in bad.output
     device = runner.invoke(app, ["expert", "--out", str(tmp_path), "--device", "tpu"])
     assert device.exit_code == 1 and "--device" in device.output
+
+
+def test_search_values_and_the_value_target_mix(model: Path, tmp_path: Path) -> None:
+    data = _play(model, tmp_path, range(2), seed=8)
+    assert data.search_value.shape == (len(data),) and data.search_value.dtype == np.float32
+    assert ((data.search_value >= -1.0) & (data.search_value <= 1.0)).all()
+    assert data.table.shape == (len(data), 0)  # the model has no critic
+    np.testing.assert_array_equal(expert.value_targets(data, 0.0), data.value)
+    np.testing.assert_allclose(expert.value_targets(data, 1.0), data.search_value)
+    mixed = expert.value_targets(data, 0.25)
+    np.testing.assert_allclose(mixed, 0.75 * data.value + 0.25 * data.search_value, rtol=1e-6)
+
+
+def test_playout_cap_keeps_only_the_full_searches(model: Path, tmp_path: Path) -> None:
+    full = expert.self_play(str(model), _config(model), range(3), 11, tmp_path / "a.npz")
+    capped = expert.self_play(
+        str(model), _config(model, full_share=0.25, fast_sims=2), range(3), 11, tmp_path / "b.npz"
+    )
+    # about a quarter of the searched decisions are samples (3 games of ~60 searched each)
+    assert 0.1 * full["samples"] < capped["samples"] < 0.5 * full["samples"]
+    with pytest.raises(ValueError, match="full_share"):
+        _config(model, full_share=0.0).check()
+    with pytest.raises(ValueError, match="fast_sims"):
+        _config(model, fast_sims=1).check()
+    with pytest.raises(ValueError, match="q_mix"):
+        _config(model, q_mix=1.5).check()
+
+
+def test_a_critic_is_fitted_on_the_tables(tmp_path: Path) -> None:
+    import torch
+
+    from agents.learned.network import ActorCritic
+    from agents.learned.policy_file import save_policy
+    from fort_env.views.observation import table_observation_size
+
+    game = FortGame(2)
+    torch.manual_seed(0)
+    net = ActorCritic(game.observation_size, game.num_distinct_actions, (32,), critic=(32,),
+                      table_size=table_observation_size(2, game))  # fmt: skip
+    path = save_policy(net, tmp_path / "critic", num_players=2)
+    data = _play(path, tmp_path, range(2), seed=9)
+    assert data.table.shape == (len(data), table_observation_size(2, game))
+    policy, _ = load_policy_file(path)
+    before = expert.evaluate(policy, data)
+    expert.fit(policy, data, _config(path, epochs=25, learning_rate=1e-3, batch_size=64))
+    after = expert.evaluate(policy, data)
+    assert after["critic_mse"] < 0.7 * before["critic_mse"]

@@ -321,6 +321,21 @@ def expert_command(
     noise: Annotated[
         float, typer.Option(min=0.0, max=0.99, help="root Dirichlet noise's weight")
     ] = 0.25,
+    full_share: Annotated[
+        float,
+        typer.Option(
+            min=0.01, max=1.0, help="share of decisions searched fully and kept (playout cap)"
+        ),
+    ] = 1.0,
+    fast_sims: Annotated[
+        int, typer.Option(min=2, max=10**6, help="simulations of the other decisions' searches")
+    ] = 16,
+    q_mix: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="value target: share of the search's value (0: outcome)"
+        ),
+    ] = 0.0,
     window: Annotated[int, typer.Option(min=1, max=1000, help="rounds of samples fitted")] = 3,
     epochs: Annotated[int, typer.Option(min=1, max=1000, help="passes over the samples")] = 2,
     learning_rate: Annotated[float, typer.Option(min=1e-8, max=1.0, help="Adam step size")] = 1e-4,
@@ -365,6 +380,9 @@ def expert_command(
         batch=batch,
         explore=explore,
         noise=noise,
+        full_share=full_share,
+        fast_sims=fast_sims,
+        q_mix=q_mix,
         window=window,
         epochs=epochs,
         learning_rate=learning_rate,

@@ -84,6 +84,16 @@ class ExpertConfig:
     """That noise's concentration."""
     explore: int = 10
     """Searched decisions per game whose move is drawn in proportion to the visits."""
+    full_share: float = 1.0
+    """Playout-cap randomisation (KataGo, Wu 2019): the share of decisions searched with
+    ``sims`` simulations and kept as samples; the others are searched with ``fast_sims`` and
+    only played, so a round plays more games for the same time (1: every decision full)."""
+    fast_sims: int = 16
+    """Simulations of the cheap searches (``full_share < 1``), at least 2."""
+    q_mix: float = 0.0
+    """The value target: ``(1 - q_mix) * outcome + q_mix * search value``, the search value the
+    root's visit-weighted mean value for the acting seat mapped to -1..1 (Leela Chess Zero's
+    ``q_ratio``; KataGo mixes the search's value the same way)."""
     window: int = 3
     """Rounds whose samples the fit reads (the newest)."""
     epochs: int = 2
@@ -113,6 +123,12 @@ class ExpertConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.sims < MIN_SIMS:  # the first simulation only expands the root: no visit
             raise ValueError(f"sims must be at least {MIN_SIMS}, got {self.sims}")
+        if self.fast_sims < MIN_SIMS:
+            raise ValueError(f"fast_sims must be at least {MIN_SIMS}, got {self.fast_sims}")
+        if not 0.0 < self.full_share <= 1.0:
+            raise ValueError(f"full_share must be in (0, 1], got {self.full_share}")
+        if not 0.0 <= self.q_mix <= 1.0:
+            raise ValueError(f"q_mix must be in [0, 1], got {self.q_mix}")
         if self.gate_games < 0 or self.explore < 0 or self.workers < 1:
             raise ValueError("gate_games and explore must be at least 0, workers at least 1")
         if not 0.0 <= self.noise < 1.0:
@@ -133,13 +149,18 @@ class Samples:
     acting seat's observation; ``visits`` float32 ``(M, num_actions)``: the root's visit
     distribution (sums to 1, zero off the legal actions); ``mask`` bool ``(M, num_actions)``:
     the legal actions; ``value`` float32 ``(M,)``: the acting seat's final return (-1 or +1);
-    ``game`` int64 ``(M,)``: the game (for the hold-out split)."""
+    ``game`` int64 ``(M,)``: the game (for the hold-out split); ``search_value`` float32
+    ``(M,)``: the root's visit-weighted mean value for the acting seat, -1..1; ``table``
+    float32 ``(M, T)``: the acting seat's table observation when the network has a whole-table
+    critic (``T = 0`` without one)."""
 
     obs: np.ndarray
     visits: np.ndarray
     mask: np.ndarray
     value: np.ndarray
     game: np.ndarray
+    search_value: np.ndarray
+    table: np.ndarray
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -155,7 +176,7 @@ class Samples:
         return self.take(~cut), self.take(cut)
 
 
-FIELDS = ("obs", "visits", "mask", "value", "game")
+FIELDS = ("obs", "visits", "mask", "value", "game", "search_value", "table")
 
 
 def concat(parts: list[Samples]) -> Samples:
@@ -191,9 +212,17 @@ def self_play(
         model, sims=config.sims, c=config.c, engine="core", batch=config.batch,
         noise=config.noise, alpha=config.alpha, seed=int(rng.integers(SEED_LIMIT)),
     )  # fmt: skip
-    n = int(read_description(model)["game"]["num_players"])
+    described = read_description(model)
+    n = int(described["game"]["num_players"])
+    with_table = described["network"].get("critic") is not None
+    fast = PUCTAgent(
+        model, sims=config.fast_sims, c=config.c, engine="core", batch=config.batch,
+        noise=config.noise, alpha=config.alpha, seed=int(rng.integers(SEED_LIMIT)),
+    )  # fmt: skip
     game = FortGame(n)
     obs: list[np.ndarray] = []
+    tables: list[np.ndarray] = []
+    search_value: list[float] = []
     visits: list[np.ndarray] = []
     masks: list[np.ndarray] = []
     seats: list[int] = []
@@ -211,17 +240,24 @@ def self_play(
                 state.apply_action(legal[0])
                 continue
             seat = state.current_player()
+            full = config.full_share >= 1.0 or rng.random() < config.full_share
+            searcher = search if full else fast
             # the search reads the state only through its own re-deals for `seat` (no leak)
-            search.search_core(lambda _rng, _s=state: _s, seat, legal)
-            r = search.last_search
+            searcher.search_core(lambda _rng, _s=state: _s, seat, legal)
+            r = searcher.last_search
             counts = np.asarray(r["visits"], dtype=np.float64)
-            target = np.zeros(game.num_distinct_actions, dtype=np.float32)
-            target[r["actions"]] = counts / counts.sum()
-            obs.append(state.observation_tensor(seat))
-            visits.append(target)
-            masks.append(state.legal_actions_mask().astype(bool))
-            seats.append(seat)
-            index.append(g)
+            if full:  # only full searches are samples (playout-cap randomisation)
+                target = np.zeros(game.num_distinct_actions, dtype=np.float32)
+                target[r["actions"]] = counts / counts.sum()
+                obs.append(state.observation_tensor(seat))
+                if with_table:
+                    tables.append(state.table_observation_tensor(seat))
+                q = float(np.dot(counts, r["values"]) / counts.sum())  # [0, 1] for the seat
+                search_value.append(2.0 * q - 1.0)
+                visits.append(target)
+                masks.append(state.legal_actions_mask().astype(bool))
+                seats.append(seat)
+                index.append(g)
             if searched < config.explore:
                 action = int(rng.choice(r["actions"], p=counts / counts.sum()))
             else:
@@ -238,6 +274,8 @@ def self_play(
         mask=np.asarray(masks, dtype=bool).reshape(-1, actions),
         value=np.asarray(value, dtype=np.float32),
         game=np.asarray(index, dtype=np.int64),
+        search_value=np.asarray(search_value, dtype=np.float32),
+        table=np.asarray(tables, dtype=np.float32).reshape(len(obs), -1),
     )
     return {"samples": len(obs), "games": len(games), "seconds": time.perf_counter() - started}
 
@@ -259,8 +297,17 @@ def load_samples(shards: list[Path]) -> Samples:
 
 
 # --------------------------------------------------------------------------- fitting
-def _losses(policy: Any, data: Samples, rows: np.ndarray, device: Any) -> tuple[Any, Any]:
-    """(cross-entropy to the visits over the legal actions, value MSE) on ``rows``."""
+def value_targets(data: Samples, q_mix: float) -> np.ndarray:
+    """The value targets of ``data``: ``(1 - q_mix) * outcome + q_mix * search value``."""
+    return ((1.0 - q_mix) * data.value + q_mix * data.search_value).astype(np.float32)
+
+
+def _losses(
+    policy: Any, data: Samples, rows: np.ndarray, device: Any, q_mix: float = 0.0
+) -> tuple[Any, Any]:
+    """(cross-entropy to the visits over the legal actions, value MSE) on ``rows``; the value
+    MSE is the value head's, plus the whole-table critic's when the network has one. The
+    targets mix outcome and search value by ``q_mix`` (:func:`value_targets`)."""
     import torch
 
     x = torch.as_tensor(data.obs[rows], device=device)
@@ -269,20 +316,34 @@ def _losses(policy: Any, data: Samples, rows: np.ndarray, device: Any) -> tuple[
     log_p = torch.log_softmax(logits, dim=1)
     cross_entropy = -(torch.as_tensor(data.visits[rows], device=device) * log_p).sum(1).mean()
     v = policy_values(policy, x)
-    mse = ((v - torch.as_tensor(data.value[rows], device=device)) ** 2).mean()
+    target = torch.as_tensor(value_targets(data.take(rows), q_mix), device=device)
+    mse = ((v - target) ** 2).mean()
+    if getattr(policy, "critic", None) is not None and data.table.shape[1]:
+        critic = policy.table_values(torch.as_tensor(data.table[rows], device=device))
+        mse = mse + ((critic - target) ** 2).mean()
     return cross_entropy, mse
 
 
 def evaluate(policy: Any, data: Samples, device: str = "cpu") -> dict[str, float]:
-    """``{"policy_cross_entropy", "value_mse"}`` of ``policy`` on ``data`` (NaN if empty)."""
+    """``{"policy_cross_entropy", "value_mse"}`` of ``policy`` on ``data`` against the
+    outcomes (the value head), with ``"critic_mse"`` when the network has a whole-table critic
+    and the samples its tables; NaN if empty."""
     import torch
 
     if not len(data):
         return {"policy_cross_entropy": float("nan"), "value_mse": float("nan")}
     policy.to(device)
+    dev = torch.device(device)
+    rows = np.arange(len(data))
+    outcome = torch.as_tensor(data.value, device=dev)
     with torch.no_grad():
-        ce, mse = _losses(policy, data, np.arange(len(data)), torch.device(device))
-    return {"policy_cross_entropy": float(ce), "value_mse": float(mse)}
+        ce, _ = _losses(policy, data, rows, dev)
+        v = policy_values(policy, torch.as_tensor(data.obs, device=dev))
+        out = {"policy_cross_entropy": float(ce), "value_mse": float(((v - outcome) ** 2).mean())}
+        if getattr(policy, "critic", None) is not None and data.table.shape[1]:
+            c = policy.table_values(torch.as_tensor(data.table, device=dev))
+            out["critic_mse"] = float(((c - outcome) ** 2).mean())
+    return out
 
 
 def fit(policy: Any, data: Samples, config: ExpertConfig, device: str = "cpu") -> dict[str, float]:
@@ -302,7 +363,7 @@ def fit(policy: Any, data: Samples, config: ExpertConfig, device: str = "cpu") -
         order = rng.permutation(len(data))
         steps = 0
         for k in range(0, len(order), config.batch_size):
-            ce, mse = _losses(policy, data, order[k : k + config.batch_size], dev)
+            ce, mse = _losses(policy, data, order[k : k + config.batch_size], dev, config.q_mix)
             optimizer.zero_grad()
             (ce + mse).backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
@@ -474,7 +535,13 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
             f"round {k}: {entry['samples']['new']} samples in {play_seconds:.0f} s; hold-out "
             f"cross-entropy {before['policy_cross_entropy']:.3f} -> "
             f"{after['policy_cross_entropy']:.3f}, value MSE {before['value_mse']:.3f} -> "
-            f"{after['value_mse']:.3f}; gate "
+            f"{after['value_mse']:.3f}"
+            + (
+                f", critic MSE {before['critic_mse']:.3f} -> {after['critic_mse']:.3f}"
+                if "critic_mse" in after
+                else ""
+            )
+            + "; gate "
             + (f"{g['win_rate']:.3f} (needs {g['needed']:.3f}): " if g["games"] else "off: ")
             + ("accepted" if g["accepted"] else "rejected")
         )
