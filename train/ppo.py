@@ -54,6 +54,7 @@ from train.progress import ProgressCallback
 from train.selfplay import (
     Config,
     League,
+    evaluation_due,
     opponent_kind,
     periodic_evaluation,
     resolve_device,
@@ -540,8 +541,9 @@ def learn(
             state["history"].append(point)
             if progress:
                 progress.step(ppo.timesteps)
-            if ppo.timesteps - state["last_eval"] >= config.eval_freq:
+            if evaluation_due(config, state, ppo.timesteps, elapsed()):
                 state["last_eval"] = ppo.timesteps
+                state["last_eval_seconds"] = elapsed()
                 periodic_evaluation(
                     config,
                     out,
@@ -556,11 +558,11 @@ def learn(
                 )
     finally:
         total = elapsed()
+        if progress:  # before elapsed_before takes this session's time (it would count twice)
+            progress.end(ppo.timesteps)
         state["elapsed_before"] = total
         save()
         writer.close()
-        if progress:
-            progress.end(ppo.timesteps)
     return ppo.net.cpu().eval(), ppo.timesteps, total
 
 

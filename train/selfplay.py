@@ -598,6 +598,26 @@ def resolve_threads(config: Config) -> tuple[int, int]:
     return env, torch_threads
 
 
+EVALS_PER_BUDGET = 4
+"""With a time budget, a periodic evaluation also falls due every ``1 / EVALS_PER_BUDGET`` of
+it, so a run on a slow machine, which reaches fewer than ``eval_freq`` steps, still draws a
+learning curve."""
+
+
+def evaluation_due(
+    config: Config, state: Mapping[str, Any], timesteps: int, elapsed: float
+) -> bool:
+    """Whether a periodic evaluation is due: ``eval_freq`` steps since the last one, or, with
+    a time budget, :data:`EVALS_PER_BUDGET` of it in seconds since then (``state``'s
+    ``last_eval`` and ``last_eval_seconds``)."""
+    if timesteps - int(state["last_eval"]) >= config.eval_freq:
+        return True
+    if config.time_budget_minutes is None:
+        return False
+    every = 60.0 * config.time_budget_minutes / EVALS_PER_BUDGET
+    return elapsed - float(state.get("last_eval_seconds", 0.0)) >= every
+
+
 EVAL_SEED_OFFSET = 7
 """Periodic evaluations play the deals of seed ``config.seed + EVAL_SEED_OFFSET`` (every time)."""
 FINAL_EVAL_SEED_OFFSET = 100_000
@@ -821,7 +841,7 @@ class SelfPlayCallback(BaseCallback):
                 for name in info["opponents"]:
                     self.results[opponent_kind(name)].append(float(info["won"]))
                 self.results["all"].append(float(info["won"]))
-        if self.num_timesteps - self.state["last_eval"] >= self.config.eval_freq:
+        if evaluation_due(self.config, self.state, self.num_timesteps, self.elapsed()):
             self.periodic()
         budget = self.config.time_budget_minutes
         if budget is not None and self.elapsed() > budget * 60:
@@ -857,6 +877,7 @@ class SelfPlayCallback(BaseCallback):
     def periodic(self) -> None:
         """Checkpoint, evaluate against ``eval_opponents``, maybe add a snapshot."""
         self.state["last_eval"] = self.num_timesteps
+        self.state["last_eval_seconds"] = self.elapsed()
         ckpt = save_checkpoint(self.model, self.out, self.league, self.state, self.config)
         periodic_evaluation(
             self.config,
