@@ -41,6 +41,7 @@ from typing import Any
 
 from fort_env.core import FortGame, FortState
 from fort_env.game.errors import FortError, IllegalActionError, InputFileError, describe
+from fort_env.game.files import write_text
 from fort_env.game.inputs import SEED_RANGE, is_seed, read_text_file
 
 RECORD_FORMAT = "fort-env-record"
@@ -195,7 +196,7 @@ def dumps_record(record: dict[str, Any]) -> str:
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
     """Write a record as JSON (:func:`dumps_record`) to ``path``."""
-    Path(path).write_text(dumps_record(validate_record(record)), encoding="utf-8")
+    write_text(path, dumps_record(validate_record(record)))
 
 
 def load_record(path: str | Path) -> dict[str, Any]:

@@ -34,10 +34,10 @@ Needs the ``train`` extra (torch) and the compiled core.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
-import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
@@ -50,6 +50,7 @@ import numpy as np
 from agents.learned.policy_file import load_policy_file, policy_paths, read_description, save_policy
 from agents.learned.ppo import policy_logits, policy_values
 from fort_env import FortGame
+from fort_env.game.files import write_bytes, write_text
 
 __all__ = ["ExpertConfig", "Samples", "fit", "gate", "load_samples", "run", "self_play"]
 
@@ -267,8 +268,9 @@ def self_play(
         returns = state.returns()  # zeros if the guard stopped it: no outcome to learn
         value.extend(float(returns[s]) for s in seats[first:])
     size, actions = game.observation_size, game.num_distinct_actions
+    buffer = io.BytesIO()
     np.savez_compressed(
-        shard,
+        buffer,
         obs=np.asarray(obs, dtype=np.float32).reshape(-1, size),
         visits=np.asarray(visits, dtype=np.float32).reshape(-1, actions),
         mask=np.asarray(masks, dtype=bool).reshape(-1, actions),
@@ -277,6 +279,7 @@ def self_play(
         search_value=np.asarray(search_value, dtype=np.float32),
         table=np.asarray(tables, dtype=np.float32).reshape(len(obs), -1),
     )
+    write_bytes(shard, buffer.getvalue())
     return {"samples": len(obs), "games": len(games), "seconds": time.perf_counter() - started}
 
 
@@ -427,10 +430,10 @@ def _copy_policy(source: str | Path, target: Path) -> None:
     """``source``'s tensors and description as ``target`` (``NAME.safetensors`` + ``.json``)."""
     weights, description = policy_paths(source)
     tw, td = policy_paths(target)
-    shutil.copyfile(weights, tw)
+    write_bytes(tw, weights.read_bytes())
     info = json.loads(description.read_text(encoding="utf-8"))
     info["weights"] = tw.name
-    td.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    write_text(td, json.dumps(info, indent=1) + "\n")
 
 
 def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, Any]:
@@ -529,7 +532,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
             _copy_policy(candidate, best)
         report["rounds"].append(entry)
         report["accepted"] = [e["round"] for e in report["rounds"] if e["gate"]["accepted"]]
-        (out / "expert.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        write_text(out / "expert.json", json.dumps(report, indent=1) + "\n")
         g = entry["gate"]
         echo(
             f"round {k}: {entry['samples']['new']} samples in {play_seconds:.0f} s; hold-out "

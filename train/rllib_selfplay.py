@@ -34,6 +34,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from fort_env.game.files import write_text
+
 __all__ = [
     "RLLIB_PRESETS",
     "RLlibConfig",
@@ -276,7 +278,7 @@ def run(
         )
     cluster = init_ray(ray_address, min_cpus=config.num_env_runners)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
+    write_text(out / "config.json", json.dumps(dataclasses.asdict(config), indent=1))
     if echo:
         echo(
             f"Ray at {cluster['address']}: {cluster['nodes']} node(s), {cluster['cpus']:g} CPUs; "
@@ -333,7 +335,7 @@ def run(
         "last": row,
         "final": final,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    write_text(out / "summary.json", json.dumps(summary, indent=1))
     return summary
 
 

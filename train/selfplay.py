@@ -49,6 +49,7 @@ tutorial for the single-agent wrapper, with the seat pairing fixed
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 import os
@@ -79,6 +80,7 @@ from fort_env.envs.single_agent import SingleAgentEnv
 from fort_env.envs.vector import FortBatchVecEnv
 from fort_env.game.constants import MAX_PLAYERS, MIN_PLAYERS
 from fort_env.game.errors import ConfigError, describe
+from fort_env.game.files import write_bytes, write_text
 from fort_env.game.inputs import read_text_file
 from fort_env.tools.cpu import usable_cores
 from train.progress import ProgressCallback
@@ -922,7 +924,7 @@ def save_state(out: Path, league: League, state: Mapping[str, Any]) -> None:
     }
     path = out / "checkpoints" / "state.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(d, indent=1))
+    write_text(path, json.dumps(d, indent=1))
 
 
 def save_checkpoint(
@@ -1119,7 +1121,9 @@ def plot_learning_curve(eval_json: Mapping[str, Any], path: Path) -> None:
     for ax in (ax1, ax2):  # 100k, not 100000: long tick labels ran into each other
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=100, format="png")
+    write_bytes(path, buffer.getvalue())
 
 
 # --------------------------------------------------------------------------- main
@@ -1175,7 +1179,7 @@ def run(
     for key in ("eval_seed", "final_eval_seed"):
         if key not in state:
             state[key] = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
-    (out / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
+    write_text(out / "config.json", json.dumps(dataclasses.asdict(config), indent=1))
 
     if config.algo == "ppo":  # the lean PPO (train/ppo.py), every seat a sample
         from train.ppo import learn
@@ -1240,7 +1244,7 @@ def run(
             k: first[k] for k in ("games", "wins", "win_rate", "win_rate_ci95", "mean_score")
         }
         summary["tournaments"][opponent] = result
-    (out / "eval.json").write_text(json.dumps(summary, indent=1))
+    write_text(out / "eval.json", json.dumps(summary, indent=1))
     plot_learning_curve(summary, out / "learning_curve.png")
     return summary
 

@@ -59,6 +59,7 @@ Result schema (:func:`run_ladder`, ``--json``)
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
 import os
@@ -75,6 +76,7 @@ import numpy as np
 from agents.arena.games import GameRecord
 from agents.arena.tournament import display_names, run_tournament, summarize
 from agents.learned.policy_file import missing_model, preset_model
+from fort_env.game.files import write_bytes, write_text
 
 __all__ = [
     "GUIDED_NAMES", "LADDER_KEY", "Bot", "default_bots", "format_ladder", "ladder_markdown",
@@ -393,8 +395,10 @@ def plot_ladder(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=100, format="png")
     plt.close(fig)
+    write_bytes(out, buffer.getvalue())
     return out
 
 
@@ -413,10 +417,10 @@ def write_outputs(result: dict[str, Any], out: str | os.PathLike[str]) -> list[P
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"ladder-{result['num_players']}p"
     data = folder / f"{stem}.json"
-    data.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_text(data, json.dumps(result, indent=1) + "\n")
     plot = plot_ladder(result, folder / f"{stem}.png")
     text = folder / f"{stem}.md"
-    text.write_text(ladder_markdown(result, plot.name), encoding="utf-8")
+    write_text(text, ladder_markdown(result, plot.name))
     return [data, plot, text]
 
 
@@ -525,5 +529,5 @@ def write_section(doc: str | os.PathLike[str], num_players: int, body: str) -> P
         text = text[:i] + section + text[j:]
     else:
         text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    write_text(path, text)
     return path

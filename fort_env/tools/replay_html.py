@@ -41,6 +41,7 @@ from typing import Any
 
 from fort_env.core import FortState
 from fort_env.game.decisions import DecisionKind
+from fort_env.game.files import write_text
 from fort_env.records import replay
 from fort_env.views.text import SCORE_LABELS, card_label
 
@@ -208,7 +209,7 @@ def write_replay_html(record: dict[str, Any], out: str | Path, title: str | None
     data = build_frames(record)
     meta = data["meta"]
     title = title or f"Fort replay: {meta['num_players']} players, seed {meta['seed']}"
-    Path(out).write_text(render_html(data, title), encoding="utf-8")
+    write_text(out, render_html(data, title))
     return len(data["frames"])
 
 
