@@ -228,8 +228,8 @@ def test_the_search_values_its_leaves_with_the_critic(tmp_path: Path) -> None:
     obs = PUCTAgent(model=model, sims=30, seed=1, value="obs")
     obs.search_core(lambda r: state.clone(), seat, state.legal_actions())
     assert obs.last_search["root_value"] != pytest.approx(0.75)
-    auto = PUCTAgent(model=model, sims=2, seed=1)
-    assert auto.critic is not None  # auto: the critic when the model has one
+    default = PUCTAgent(model=model, sims=2, seed=1)
+    assert default.value == "obs" and default.critic is None  # measured no stronger
 
 
 @needs_core
