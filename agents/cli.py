@@ -88,6 +88,9 @@ def tournament(
         paths = save_game_records(records, unique_names(specs), save, num_players, setup, cards)
         sys.stderr.write(f"saved {len(paths)} game record(s) into {save}\n")
     if json_output:
+        from agents.arena.provenance import provenance
+
+        result = {**result, "provenance": provenance(specs, num_players, setup, cards)}
         sys.stdout.write(json.dumps(result) + "\n")
     else:
         sys.stdout.write(format_table(result))
@@ -293,11 +296,14 @@ def register(app: Any) -> None:
             int, typer.Option("--games", min=1, max=10**7, help="Number of games.")
         ] = 100,
         seed: Annotated[
-            int,
+            int | None,
             typer.Option(
-                "--seed", min=0, max=MAX_SEED, help="Run seed (deals and agents derive from it)."
+                "--seed",
+                min=0,
+                max=MAX_SEED,
+                help="Run seed (deals and agents derive from it); default: a fresh one, printed.",
             ),
-        ] = 0,
+        ] = None,
         workers: Annotated[
             int, typer.Option("--workers", min=1, max=256, help="Parallel processes.")
         ] = 1,
@@ -357,6 +363,11 @@ def register(app: Any) -> None:
         if save is not None:
             _check_out_dir(save, "--save")
         with failures():
+            if seed is None:
+                import secrets
+
+                seed = secrets.randbelow(SEED_LIMIT)
+                typer.echo(f"tournament seed {seed} (fresh; --seed {seed} replays it)", err=True)
             tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards,
                        ray_address=ray_address, save=save, save_games=save_games)  # fmt: skip
 

@@ -209,3 +209,29 @@ def test_save_writes_records_that_replay(tmp_path: Path) -> None:
     assert every.exit_code == 0 and len(list((tmp_path / "all").iterdir())) == 2
     alone = CliRunner().invoke(app, [*args, "--save-games", "1"])
     assert alone.exit_code == 2 and "--save-games" in alone.output
+
+
+def test_a_tournament_without_seed_draws_one_and_its_json_is_citable() -> None:
+    """Issue 38: a fresh seed printed, and the result names version, commit and models."""
+    import json
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "fort_env.tools.cli", "tournament", "--agents", "ppo,random",
+           "--games", "2", "--json"]  # fmt: skip
+    runs = [subprocess.run(cmd, capture_output=True, text=True, check=True) for _ in range(2)]
+    seeds = [r.stderr.split("tournament seed ")[1].split()[0] for r in runs]
+    assert seeds[0] != seeds[1]
+    out = json.loads(runs[0].stdout)
+    prov = out["provenance"]
+    assert prov["fort_env_version"] and prov["layout"].startswith("sha256:")
+    assert [a["spec"] for a in prov["agents"]] == ["ppo", "random"]
+    ppo_model = prov["agents"][0]["models"][0]
+    assert ppo_model["path"].endswith("ppo-2p.safetensors") and len(ppo_model["sha256"]) == 64
+    assert prov["agents"][1]["models"] == []
+    again = subprocess.run([*cmd, "--seed", seeds[0]], capture_output=True, text=True, check=True)
+
+    def outcome(result: dict) -> dict:  # type: ignore[type-arg]
+        return {k: (v["wins"], v["mean_score"]) for k, v in result["agents"].items()}
+
+    assert outcome(json.loads(again.stdout)) == outcome(out)  # the printed seed replays it

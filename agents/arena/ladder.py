@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 
 from agents.arena.games import GameRecord
+from agents.arena.provenance import provenance
 from agents.arena.tournament import display_names, run_tournament, summarize
 from agents.learned.policy_file import missing_model, preset_model
 from fort_env.game.files import write_bytes, write_text
@@ -298,6 +299,7 @@ def run_ladder(
         "setup": setup,
         "wall_seconds": round(wall, 1),
         "command": command,
+        "provenance": provenance([b.spec for b in bots], num_players, setup, cards),
     }
 
 
