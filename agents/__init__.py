@@ -21,7 +21,9 @@ spec                            agent
                                 needs Ray; its checkpoints are pickled, hence ``trusted=1``)
 ==============================  ===============================================================
 
-``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed).
+``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed);
+a ``seed=`` must be a seed, an int in ``[0, 2**62)`` (``seed=abc`` or ``seed=1.5`` is a
+``ConfigError`` naming the agent and the argument: :func:`check_seed_argument`).
 New kinds are added with :func:`register`; another package adds its agents to every command
 (``--workers`` processes included) by naming a module in the entry-point group
 ``fort_env.agents`` (``[project.entry-points."fort_env.agents"] mybot = "mypkg.bots"``): each
@@ -46,12 +48,14 @@ from agents.base import Agent, BaseAgent, LazyObservation, MissingInfoError
 from agents.bots.heuristics import BuilderAgent, HeuristicAgent, OpportunistAgent, ScorerAgent
 from agents.bots.random_agent import RandomAgent
 from agents.view import SeatView
+from fort_env.game.errors import describe
 
 __all__ = [
     "HEURISTIC", "PICKLED_KINDS", "Agent", "BaseAgent", "BuilderAgent", "FunctionAgent",
     "HeuristicAgent",
     "LazyObservation", "MissingInfoError", "OpportunistAgent", "RandomAgent", "ScorerAgent",
-    "SeatView", "asks_trust", "available", "check_file_spec", "make", "register", "with_trust",
+    "SeatView", "asks_trust", "available", "check_file_spec", "check_seed_argument", "make",
+    "register", "with_trust",
 ]  # fmt: skip
 
 # The strongest heuristic, measured by `fort-env tournament` (see the module's tests/notes).
@@ -101,6 +105,32 @@ def parse_kwargs(args: str | None) -> dict[str, Any]:
                 continue
         out[key.strip()] = value
     return out
+
+
+SEED_KEY = "seed"
+
+
+def check_seed_argument(name: str, args: str | None) -> None:
+    """A ``seed=`` argument of the spec ``NAME:ARGS`` is a seed (an int in ``[0, 2**62)``,
+    ``fort_env.game.inputs.SEED_RANGE``), checked before the agent is built: ``seed=abc`` or
+    ``seed=1.5`` would otherwise reach numpy's generator and fail there with its ``TypeError``.
+
+    Raises:
+        ConfigError: a ``seed=`` that is not a seed (names the agent and the argument).
+    """
+    from fort_env.game.errors import ConfigError
+    from fort_env.game.inputs import SEED_RANGE, is_seed
+
+    for part in (args or "").split(":"):
+        key, sep, raw = part.partition("=")
+        if not sep or key.strip() != SEED_KEY:
+            continue
+        value = parse_kwargs(part)[SEED_KEY]
+        if not is_seed(value):
+            raise ConfigError(
+                f"agent {name!r}: argument {SEED_KEY}={describe(raw)} is not a seed: it must be "
+                f"{SEED_RANGE}"
+            )
 
 
 # The kinds whose files may be pickled, loaded only with ``trusted=1`` (module docstring).
@@ -160,12 +190,14 @@ def make(spec: str, seed: int | None = None) -> Agent:
     plain function ``(observation, info) -> action``: it plays as a :class:`FunctionAgent`.
 
     Raises:
-        ValueError: an unknown name (the message lists the known ones) or bad arguments.
+        ValueError: an unknown name (the message lists the known ones) or bad arguments
+            (``ConfigError``, a ``ValueError``, for a ``seed=`` that is not a seed).
     """
     name, _, args = spec.strip().partition(":")
     factory = _REGISTRY.get(name)
     if factory is None:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(available())}")
+    check_seed_argument(name, args)
     agent = factory(args or None)
     if not callable(getattr(agent, "act", None)) and callable(agent):
         agent = FunctionAgent(agent)  # a plain function (observation, info) -> action

@@ -25,6 +25,10 @@ A record is a JSON object:
   replay so that a record made with other rules fails loudly instead of replaying another game.
 - ``agents`` (optional): who sat at each seat, as ``fort-env play`` (``"you"``) and ``fort-env
   tournament`` (the agents' names) write it; shown by ``fort-env replay``, not needed to replay.
+- ``seed_chosen_by_client`` (optional, a bool): ``fort-env serve`` writes it; true when the
+  person's client chose the seed (and so could know every hidden card from the start), false
+  when the server drew it from the operating system's entropy. Absent in other records (and in
+  records made before it existed): nothing is said about who chose the seed.
 
 Since randomness lives in the state and is seeded, the seed and the actions determine the game.
 Records come from ``env.unwrapped.to_record()`` (or :func:`make_record`), and from
@@ -132,6 +136,9 @@ def validate_record(record: Any) -> dict[str, Any]:
         and all(isinstance(a, str) for a in agents)
     ):
         raise _bad("agents", "null or one name (a string) per seat", agents)
+    chosen = record.get("seed_chosen_by_client")
+    if chosen is not None and not isinstance(chosen, bool):
+        raise _bad("seed_chosen_by_client", "null or a bool", chosen)
     result = record.get("result")
     if result is not None and (
         not isinstance(result, dict)

@@ -259,6 +259,77 @@ def test_binding_beyond_loopback_warns(
     assert "warning: serving on 0.0.0.0" in capsys.readouterr().out
 
 
+# -- issue 42: the action range, seeds that reveal nothing -------------------------------------
+
+
+def test_an_out_of_range_action_names_the_real_bound(client: TestClient) -> None:
+    """The message said "[0, 2147483648]", one past the bound it checked."""
+    view = new_game(client, seed=3)
+    url = f"/api/games/{view['id']}"
+    before = client.get(url).text
+    top = fort_env.FortGame(2).num_distinct_actions - 1
+    for action in (top + 1, 2**31, 2**31 - 1, 2**40, -1):
+        r = client.post(f"{url}/actions", json={"action": action})
+        assert_error(r, 400, "'action'", f"must be in [0, {top}]", f"got {action}")
+        assert "2147483648]" not in r.text
+        assert client.get(url).text == before
+
+
+def test_a_seed_not_given_is_drawn_from_the_os_entropy(
+    store: GameStore, client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import random
+    import secrets
+
+    from fort_env.game.constants import SEED_LIMIT
+
+    def guessable(*args: Any) -> int:
+        raise AssertionError("a seed drawn from random (31 bits, Mersenne Twister)")
+
+    monkeypatch.setattr(random, "randrange", guessable)
+    drawn: list[int] = []
+    real = secrets.randbelow
+
+    def randbelow(limit: int) -> int:
+        drawn.append(limit)
+        return real(limit)
+
+    monkeypatch.setattr(secrets, "randbelow", randbelow)
+    seeds = []
+    for _ in range(6):
+        r = client.post("/api/games", json={"num_players": 2, "bots": ["random"]})
+        assert r.status_code == 201, r.text
+        seeds.append(store.games[r.json()["id"]].seed)
+    assert drawn == [SEED_LIMIT] * 6
+    assert all(0 <= s < SEED_LIMIT for s in seeds) and len(set(seeds)) == 6
+    assert max(seeds) >= 2**31  # 62 bits, not 31 (fails with probability 2**-186)
+
+
+def test_the_record_says_whether_the_client_chose_the_seed(client: TestClient) -> None:
+    from fort_env.records import RecordError, validate_record
+
+    for body, chosen in (({"seed": 8}, True), ({"seed": None}, False), ({}, False)):
+        view = new_game(client, **body) if body.get("seed") else None
+        if view is None:
+            r = client.post("/api/games", json={"num_players": 2, "bots": ["random"], **body})
+            assert r.status_code == 201, r.text
+            view = r.json()
+        assert "seed_chosen_by_client" not in view  # nothing about the seed before the end
+        end = play_out(client, view)
+        assert end["seed_chosen_by_client"] is chosen
+        record = client.get(end["record_url"]).json()
+        assert record["seed_chosen_by_client"] is chosen
+        assert validate_record(record) is record
+        assert replay(record).is_terminal()  # the field does not change the replay
+        page = client.get(end["replay_url"])
+        assert page.status_code == 200
+    # a record that says something else than a bool there is refused; one without it loads
+    with pytest.raises(RecordError, match="seed_chosen_by_client"):
+        validate_record({**record, "seed_chosen_by_client": "yes"})
+    old = {k: v for k, v in record.items() if k != "seed_chosen_by_client"}
+    assert replay(old).is_terminal()
+
+
 # -- what the person may see ------------------------------------------------------------------
 
 

@@ -7,7 +7,11 @@ The page (``agents/arena/static/play.html``, vanilla JavaScript) talks to a JSON
   where a shipped model exists for ``N`` players).
 - ``POST /api/games`` with ``{"num_players", "seat", "bots": [...], "setup", "seed"}`` -> 201
   and the view below (``bots``: one spec per rival seat in seat order, or one for all;
-  ``seat`` defaults to 0, ``setup`` to basic, ``seed`` to a random one).
+  ``seat`` defaults to 0, ``setup`` to basic, ``seed`` to one drawn from the operating
+  system's entropy, ``secrets.randbelow(SEED_LIMIT)``: a seed reveals the deal, so it must not
+  be guessable). A game whose seed the client chose is marked so: ``seed_chosen_by_client`` is
+  true in its record (and in the view once it is over); whoever chose the seed could know every
+  hidden card, so such a game proves nothing about the player.
 - ``GET /api/games/{id}`` -> the view: ``{"id", "terminal", "to_move", "seat", "legal":
   [{"id", "text"}], "scores", "players", "log", "board", "table", "hand", "decision",
   "unplayable", "final"}``. ``board`` is the replay page's frame (``fort_env.tools.
@@ -31,7 +35,6 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import secrets
 import threading
 import time
@@ -148,6 +151,7 @@ class Game:
     seed: int
     bots: dict[int, Agent]
     players: list[str]
+    seed_chosen_by_client: bool = False
     actions: list[int] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
     last_used: float = field(default_factory=time.monotonic)
@@ -186,6 +190,7 @@ class Game:
         config = {"num_players": self.state.game.num_players, "setup": self.setup, "cards": None}
         record = make_record(config, self.seed, self.actions, self.state)
         record["agents"] = self.players
+        record["seed_chosen_by_client"] = self.seed_chosen_by_client
         return record
 
     def view(self) -> dict[str, Any]:
@@ -194,6 +199,7 @@ class Game:
         out["log"] = list(self.log)
         if self.state.is_terminal():
             out["seed"] = self.seed
+            out["seed_chosen_by_client"] = self.seed_chosen_by_client
             out["record_url"] = f"/api/games/{self.id}/record"
             out["replay_url"] = f"/games/{self.id}/replay"
         return out
@@ -278,8 +284,10 @@ def _new_game(data: dict[str, Any]) -> Game:
     setup = data.get("setup", "basic")
     if setup not in SETUPS:
         raise ApiError(400, f"'setup' must be one of {list(SETUPS)}, got {json.dumps(setup)[:40]}")
-    seed = data.get("seed")
-    seed = random.randrange(2**31) if seed is None else _int(data, "seed", 0, SEED_LIMIT - 1, 0)
+    chosen = data.get("seed") is not None
+    # no seed given: one from the OS's entropy (a deal is found from its seed at once, and
+    # random.randrange(2**31) left 31 bits to brute-force from a seat's opening)
+    seed = _int(data, "seed", 0, SEED_LIMIT - 1, 0) if chosen else secrets.randbelow(SEED_LIMIT)
     specs = data.get("bots")
     if not isinstance(specs, list) or not all(isinstance(s, str) for s in specs):
         raise ApiError(400, "'bots' must be a list of bot names")
@@ -302,7 +310,7 @@ def _new_game(data: dict[str, Any]) -> Game:
         bots[p] = make(spec, seed=seed * 10 + p + 1)
         players.append(spec)
     state = FortGame(n, setup).new_initial_state(seed=seed)
-    return Game(secrets.token_urlsafe(12), state, seat, setup, seed, bots, players)
+    return Game(secrets.token_urlsafe(12), state, seat, setup, seed, bots, players, chosen)
 
 
 def create_app(store: GameStore | None = None) -> Starlette:
@@ -345,7 +353,8 @@ def create_app(store: GameStore | None = None) -> Starlette:
         extra = sorted(set(data) - {"action"})
         if extra:
             raise ApiError(400, f"unknown field(s) {extra}; expected ['action']")
-        action = _int(data, "action", 0, 2**31, None)
+        # the game's own range, closed: [0, num_distinct_actions - 1] (it said [0, 2**31])
+        action = _int(data, "action", 0, game.state.game.num_distinct_actions - 1, None)
         if not game.lock.acquire(blocking=False):
             raise ApiError(409, "the game is busy with another request")
         try:

@@ -19,13 +19,18 @@ moments) so that training resumes where it stopped (:func:`save_checkpoint_files
 :func:`load_into_model`).
 
 Limits, checked before anything is allocated (:func:`read_description`, then the tensor file's
-header): a network of at most :data:`MAX_DEPTH` hidden layers per head, each at most
+size and header): a network of at most :data:`MAX_DEPTH` hidden layers per head, each at most
 :data:`MAX_LAYER_WIDTH` wide, :data:`MAX_PARAMETERS` parameters in all (the ``full`` training
 preset's ``(512, 256)`` has about 2 million: the limits leave 8x room), a description of at most
-:data:`MAX_DESCRIPTION_BYTES`; the tensor file's header must name exactly the described tensors,
+:data:`MAX_DESCRIPTION_BYTES`; both files must be regular files (a directory, a FIFO, a device
+or a link to one is refused from ``os.stat`` alone, never opened); the tensor file's size must be
+what the described network implies (its tensors plus a header of at most
+:data:`MAX_HEADER_BYTES`), checked before the file is hashed (a sparse file of terabytes, or
+``/proc/self/mem``, costs nothing); its header must name exactly the described tensors,
 float32, of the described shapes, filling the file. After loading, every weight must be finite
 and at most :data:`MAX_WEIGHT` in magnitude, and the network's logits and values must be finite
-on probe observations (zeros, ones and the game's opening view); at play time, an agent whose
+on probe observations (zeros, ones, the game's opening view and positions of a couple of short
+random games: :data:`PROBE_GAMES`); at play time, an agent whose
 logits for the observation are not finite raises ``ModelFileError`` rather than pick an action
 (``agents.base.masked_softmax``).
 
@@ -40,12 +45,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from fort_env.game.errors import FortError, ModelFileError, describe
+from fort_env.game.inputs import _not_regular, _os_problem
 from fort_env.views.observation import TABLE_PRIVATE_SLICES, table_size_of
 
 __all__ = [
@@ -148,12 +156,86 @@ def is_sb3_zip(path: str | Path) -> bool:
     return p.is_file() and zipfile.is_zipfile(p)
 
 
+def _regular_size(path: Path) -> int:
+    """The size of the regular file at ``path`` (symlinks followed), from ``os.stat`` alone:
+    nothing is opened, so a FIFO cannot block.
+
+    Raises:
+        ModelFileError: the file is missing, not a regular file (a directory, a FIFO, a
+            device, a socket), a symlink loop or cannot be looked at (names it).
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise _bad(path, "no such file (a saved policy is NAME.safetensors + NAME.json)") from None
+    except (OSError, ValueError) as exc:  # ELOOP, EACCES, ENAMETOOLONG; ValueError: a NUL byte
+        raise _bad(path, f"cannot be read: {_os_problem(exc)}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise _bad(path, _not_regular(st.st_mode))
+    return int(st.st_size)
+
+
+def _open_regular(path: Path) -> Any:
+    """``path`` opened for reading (binary), if it is a regular file: opened with
+    ``O_NONBLOCK`` (a FIFO swapped in after :func:`_regular_size` does not block the open) and
+    checked again with ``os.fstat`` before a byte is read.
+
+    Raises:
+        ModelFileError: not a regular file, or it cannot be opened (names it).
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise _bad(path, "no such file (a saved policy is NAME.safetensors + NAME.json)") from None
+    except (OSError, ValueError) as exc:
+        raise _bad(path, f"cannot be read: {_os_problem(exc)}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError as exc:
+        os.close(fd)
+        raise _bad(path, f"cannot be read: {_os_problem(exc)}") from None
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise _bad(path, _not_regular(mode))
+    return os.fdopen(fd, "rb")
+
+
 def _sha256(path: Path) -> str:
+    """The SHA-256 of the regular file at ``path`` (hex).
+
+    Raises:
+        ModelFileError: not a regular file, or a read fails (``/proc/self/mem``: EIO).
+    """
     h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
+    with _open_regular(path) as f:
+        try:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        except OSError as exc:
+            raise _bad(path, f"cannot be read: {_os_problem(exc)}") from None
     return h.hexdigest()
+
+
+def _check_size(path: Path, size: int, data_bytes: int, what: str) -> None:
+    """A safetensors file of ``size`` bytes may hold ``data_bytes`` of tensors: at most its
+    8-byte length, a JSON header of :data:`MAX_HEADER_BYTES` and the data; at least a length
+    and an empty header (``{}``). Checked before the file is hashed or read, so a sparse file of
+    terabytes (or ``/proc/self/mem``, 0 bytes) costs nothing; the header (:func:`_check_header`,
+    at most ``MAX_HEADER_BYTES`` read) then names a missing or misshapen tensor and checks the
+    exact size.
+
+    Raises:
+        ModelFileError: otherwise (names the file, its size and the expected one).
+    """
+    if not 8 + 2 <= size <= data_bytes + 8 + MAX_HEADER_BYTES:
+        raise _bad(
+            path,
+            f"not a safetensors file of {what}: {size} bytes, where {what}'s tensors take "
+            f"{data_bytes} bytes plus a header of at most {MAX_HEADER_BYTES} bytes (the "
+            "tensors do not fit: truncated, padded or another file)",
+        )
 
 
 # --------------------------------------------------------------------------- describe
@@ -439,8 +521,7 @@ def read_description(path: str | Path) -> dict[str, Any]:
     if is_sb3_zip(given):
         raise _bad(given, f"{PICKLE_RISK}; it is not loaded without trusted=True")
     for p in (weights, description):
-        if not p.is_file():
-            raise _bad(p, "no such file (a saved policy is NAME.safetensors + NAME.json)")
+        _regular_size(p)  # missing, or not a regular file: a FIFO, a device, a directory
     try:
         text = read_text_file(description, "policy description", MAX_DESCRIPTION_BYTES)
     except ValueError as exc:  # InputFileError: not a regular file, too big, not UTF-8
@@ -535,9 +616,9 @@ def _check_header(path: Path, shapes: Mapping[str, tuple[int, ...]]) -> None:
     """
     import struct
 
-    size = path.stat().st_size
+    size = _regular_size(path)
     try:
-        with path.open("rb") as f:
+        with _open_regular(path) as f:
             head = f.read(8)
             if len(head) < 8:
                 raise _bad(path, "not a safetensors file: shorter than its header")
@@ -649,9 +730,15 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
             f"game has {facts['layout']} (the observation, the actions or the cards changed "
             "since it was trained: retrain it)",
         )
+    shapes = network_shapes(g, info["network"])
+    # the size, then the header (at most MAX_HEADER_BYTES read), then the hash: a sparse file
+    # of terabytes, or /proc/self/mem (size 0), is refused before a byte of it is hashed
+    _check_size(
+        weights, _regular_size(weights), 4 * _parameter_count(shapes), "the described network"
+    )
+    _check_header(weights, shapes)
     if check_hash and _sha256(weights) != info["sha256"]:
         raise _bad(weights, "its SHA-256 differs from the description's (not the same save)")
-    _check_header(weights, network_shapes(g, info["network"]))
     try:
         tensors = load_file(str(weights), device="cpu")
     except (SafetensorError, OSError, ValueError) as exc:
@@ -676,29 +763,74 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
     return policy, info
 
 
+PROBE_GAMES = (0, 1)
+"""The seeds of the random games whose positions :func:`_probe` runs a loaded network on."""
+PROBE_EVERY = 24
+"""A position every this many actions of a probe game (from the opening)."""
+PROBE_ACTIONS = 360
+"""At most this many actions of a probe game (a random 2-player game takes ~360)."""
+
+
+def _probe_observations(game: Mapping[str, Any]) -> Any:
+    """The probe observations of a described game, float32 ``(K, D)`` (numpy), and what each
+    is: zeros, ones, and the views of the seat to act at every :data:`PROBE_EVERY`-th position
+    (opening included) of short games of uniformly random legal actions (seeds
+    :data:`PROBE_GAMES`, at most :data:`PROBE_ACTIONS` actions each). Deterministic; ~10 ms on
+    the C++ engine (~0.1 s on the Python one).
+
+    Returns:
+        ``(observations, labels)``: the array and one label per row for messages.
+    """
+    import numpy as np
+
+    from fort_env import FortGame
+
+    fort = FortGame(game["num_players"], game["setup"], game["card_set"])
+    size = int(game["observation_size"])
+    rows = [np.zeros(size, np.float32), np.ones(size, np.float32)]
+    labels = ["zeros", "ones"]
+    for seed in PROBE_GAMES:
+        state = fort.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        for step in range(PROBE_ACTIONS + 1):
+            if state.is_terminal():
+                break
+            if step % PROBE_EVERY == 0:
+                view = state.observation_tensor(state.current_player())
+                rows.append(np.asarray(view, dtype=np.float32).reshape(size))
+                labels.append(
+                    "the opening view" if step == 0 and seed == PROBE_GAMES[0]
+                    else f"a position of a random game (seed {seed}, after {step} actions)"
+                )  # fmt: skip
+            legal = state.legal_actions()
+            state.apply_action(int(legal[int(rng.integers(len(legal)))]))
+    return np.stack(rows), labels
+
+
 def _probe(policy: Any, path: Path, game: Mapping[str, Any]) -> None:
-    """The policy's logits and values are finite on probe observations: zeros, ones and the
-    opening view of the described game.
+    """The policy's logits and values are finite on probe observations
+    (:func:`_probe_observations`: zeros, ones, the opening view and positions of a couple of
+    short random games of the described game), so finite weights that overflow on real
+    positions are refused at load rather than in the middle of a game.
 
     Raises:
-        ModelFileError: they are not (names the file).
+        ModelFileError: they are not (names the file and the first such observation).
     """
     import torch
 
     from agents.learned.ppo import policy_logits, policy_values
-    from fort_env import FortGame
 
-    size = int(game["observation_size"])
-    state = FortGame(game["num_players"], game["setup"], game["card_set"]).new_initial_state(0)
-    opening = torch.as_tensor(state.observation_tensor(state.current_player()), dtype=torch.float32)
-    probes = torch.stack([torch.zeros(size), torch.ones(size), opening.reshape(size)])
+    observations, labels = _probe_observations(game)
+    probes = torch.as_tensor(observations, dtype=torch.float32)
     with torch.no_grad():
         logits, values = policy_logits(policy, probes), policy_values(policy, probes)
-    if not (bool(torch.isfinite(logits).all()) and bool(torch.isfinite(values).all())):
+    finite = torch.isfinite(logits).all(dim=1) & torch.isfinite(values.reshape(len(probes)))
+    if not bool(finite.all()):
+        first = labels[int(torch.nonzero(~finite)[0, 0])]
         raise _bad(
             path,
-            "its logits or values are not finite (NaN or infinite) for a probe observation: "
-            "the weights overflow",
+            "its logits or values are not finite (NaN or infinite) for a probe observation "
+            f"({first}): the weights overflow",
         )
 
 
@@ -884,11 +1016,20 @@ def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str,
         if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
             raise _bad(policy_paths(path)[1], "field 'optimizer.file' is not a file name")
         opt_path = weights.with_name(name)
-        if not opt_path.is_file() or _sha256(opt_path) != opt.get("sha256"):
+        size = _regular_size(opt_path)  # before the hash: a sparse file costs nothing
+        # at most four float32 per parameter (Adam keeps two moments, AMSGrad a third) and a
+        # step count per tensor, as for the largest network allowed
+        shapes = network_shapes(info["game"], info["network"])
+        limit = 4 * 4 * _parameter_count(shapes) + 8 * len(shapes) + 8 + MAX_HEADER_BYTES
+        if size > limit:
+            raise _bad(
+                opt_path,
+                f"{size} bytes: larger than Adam's state of the described network (at most "
+                f"{limit} bytes); not the optimizer state of this checkpoint",
+            )
+        if _sha256(opt_path) != opt.get("sha256"):
             raise _bad(opt_path, "missing, or not the optimizer state of this checkpoint")
         try:
-            if opt_path.stat().st_size > 4 * 4 * MAX_PARAMETERS + MAX_HEADER_BYTES:
-                raise ValueError("larger than Adam's state of the largest network allowed")
             tensors = load_file(str(opt_path), device="cpu")
             scalars = opt.get("scalars", {})
             if not isinstance(scalars, dict):

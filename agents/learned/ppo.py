@@ -101,7 +101,9 @@ def load_policy(path: str | Path, trusted: bool = False) -> Any:
     p = Path(path)
     zipped = is_sb3_zip(p)
     probe = p if zipped else policy_paths(p)[0]
-    if not probe.is_file():
+    # missing: no model there; anything else that is not a regular file (a FIFO, a device, a
+    # directory) is named by load_policy_file's checks, from os.stat alone
+    if not probe.exists():
         command = train_command(probe)
         raise ModelFileError(
             p,

@@ -226,7 +226,7 @@ from fort_env.game.constants import (
     STUFF_CAPACITY,
     XXL_BACKPACK_BONUS,
 )
-from fort_env.game.errors import ConfigError
+from fort_env.game.errors import ConfigError, describe
 from fort_env.game.fields import P_FORT_LEVEL
 from fort_env.game.inputs import as_action, check_seed
 from fort_env.records import RecordError, make_record
@@ -236,6 +236,33 @@ from fort_env.views.text import card_label, state_to_string
 REWARD_MODES = ("win_loss", "rank", "score_margin")
 SCORE_MARGIN_SCALE = float(SCORE_TRIGGER)  # "score_margin" divides point differences by this
 ILLEGAL_ACTION_REWARD = -1.0  # TerminateIllegalWrapper's reward for an illegal action
+MAX_SHAPING = 1000.0
+"""The largest ``|shaping|`` (the weight of the dense score-margin shaping of
+``SingleAgentEnv``, ``FortBatchVecEnv``, ``FortVectorEnv`` and ``SelfPlayBatch``) an env takes.
+A shaping term is ``shaping`` times a change of the score margin / 25 (a few units at most), so
+at 1000 it is already about a thousand times the game's own +-1: far past any useful weight
+(the training presets use 0.5), and far from float32's overflow (``shaping=1e308`` made every
+reward ``inf``)."""
+
+
+def check_shaping(shaping: Any) -> float:
+    """``shaping`` as a float, if it is a finite real number with ``|shaping| <=``
+    :data:`MAX_SHAPING`: the one check of every env that takes a shaping weight.
+
+    Raises:
+        ConfigError: anything else (NaN, an infinity, 1e308, a bool, a string), named.
+    """
+    ok = isinstance(shaping, (int, float, np.integer, np.floating)) and not isinstance(
+        shaping, (bool, np.bool_)
+    )
+    if ok:
+        value = float(shaping)
+        if np.isfinite(value) and abs(value) <= MAX_SHAPING:
+            return value
+    raise ConfigError(
+        f"shaping must be a finite number in [-{MAX_SHAPING:g}, {MAX_SHAPING:g}] "
+        f"(MAX_SHAPING), got {describe(shaping)}"
+    )
 
 
 def draw_game_seed(rng: np.random.Generator) -> int:

@@ -32,6 +32,7 @@ on which ``FortBatchVecEnv`` is built; for SB3 use ``FortBatchVecEnv`` itself.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,15 @@ __all__ = ["FortVectorEnv"]
 
 class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """B Fort games behind Gymnasium's ``VectorEnv`` API (module docstring).
+
+    Threads: calls from several Python threads are serialised, not refused. ``reset``,
+    ``step``, ``action_masks`` and ``close`` hold one lock (a ``threading.Lock``) for the whole
+    call, the reading of the returned arrays and infos included, so each call's results are
+    those of its own step, and the calls of several threads take effect one after another, as
+    if made in that order from one thread. One ``step`` steps all B games, so actions a thread
+    chose from a mask that another thread's step has since changed are judged against the
+    games as they are then (an illegal one ends its game with ``illegal_reward``). Before the
+    lock, threads stepping one env got a ``KeyError`` from inside it.
 
     Args:
         num_envs: B, at least 1.
@@ -72,6 +82,7 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"FortVectorEnv needs stable-baselines3 (pip install 'fort-env[train]'): {exc}"
             ) from None
         kwargs.pop("render_mode", None)  # gymnasium.make_vec passes it; nothing is rendered
+        self._lock = threading.Lock()  # one call at a time (the class docstring's "Threads")
         self._batch = FortBatchVecEnv(num_envs, threads=threads, **kwargs)
         self.game = self._batch.game
         self.num_envs = self._batch.num_envs
@@ -104,6 +115,10 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         """
         if options:
             raise ConfigError(f"FortVectorEnv.reset takes no options, got {sorted(options)}")
+        with self._lock:
+            return self._reset(seed)
+
+    def _reset(self, seed: int | list[int | None] | None) -> tuple[np.ndarray, dict[str, Any]]:
         if seed is not None:
             if isinstance(seed, list):
                 if len(seed) != self.num_envs:
@@ -133,6 +148,12 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             RuntimeError: ``reset()`` was not called first.
             TypeError, ValueError: actions that are not integers of shape ``(B,)``.
         """
+        with self._lock:
+            return self._step(actions)
+
+    def _step(
+        self, actions: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         result, rewards, dones, _ = self._batch.step(np.asarray(actions))
@@ -176,8 +197,10 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def action_masks(self) -> np.ndarray:
         """The learners' legal actions in the current games: bool ``(B, N)``, each row with at
         least one ``True``."""
-        return self._batch.action_masks()
+        with self._lock:
+            return self._batch.action_masks()
 
     def close_extras(self, **kwargs: Any) -> None:
         """Stop the C++ worker threads."""
-        self._batch.close()
+        with self._lock:
+            self._batch.close()

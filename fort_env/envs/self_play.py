@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fort_env.core import FortGame, FortState
-from fort_env.envs.aec import REWARD_MODES
+from fort_env.envs.aec import REWARD_MODES, check_shaping
 from fort_env.game.errors import ConfigError
 from fort_env.game.inputs import SEED_RANGE, check_seed, is_seed
 from fort_env.native import backend as cpp_backend
@@ -91,16 +91,17 @@ class SelfPlayBatch:
         num_players, setup, cards: the game (``FortGame``'s).
         first_player: the seat starting every game (``None``: drawn by the deal).
         reward: the final reward mode (``win_loss``, ``rank`` or ``score_margin``).
-        shaping: the weight of the score-margin shaping (0: none).
+        shaping: the weight of the score-margin shaping (0: none); finite, with
+            ``|shaping| <= MAX_SHAPING`` (1000, ``fort_env.envs.aec``).
         threads: threads stepping the games in C++ (1: the caller's only), 1-256.
         buffers: arrays to write into instead of fresh ones (a dict with every name of the
             module's table, each C-contiguous, writeable, of its dtype and shape: e.g. numpy
             views of pinned torch tensors).
 
     Raises:
-        ConfigError: a bad game, first player or reward mode, or no compiled core.
-        ValueError: ``num_envs < 1``, ``threads`` outside ``[1, 256]``, a non-finite
-            ``shaping``, a wrong buffer.
+        ConfigError: a bad game, first player, reward mode or shaping weight (non-finite,
+            or over ``MAX_SHAPING``), or no compiled core.
+        ValueError: ``num_envs < 1``, ``threads`` outside ``[1, 256]``, a wrong buffer.
     """
 
     def __init__(
@@ -118,6 +119,7 @@ class SelfPlayBatch:
     ) -> None:
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        shaping = check_shaping(shaping)  # |shaping| <= MAX_SHAPING: rewards stay finite
         self.game = FortGame(
             num_players, setup, None if cards is None else str(cards), backend="cpp"
         )

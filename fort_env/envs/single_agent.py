@@ -105,6 +105,7 @@ from fort_env.envs.aec import (
     ILLEGAL_ACTION_REWARD,
     REWARD_MODES,
     SCORE_MARGIN_SCALE,
+    check_shaping,
     draw_game_seed,
     final_rewards,
     is_legal,
@@ -222,7 +223,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         first_player: the seat that starts each game, or ``None`` to draw it from the deal
             (rulebook p.2, step 1).
         reward: ``"win_loss"`` (default), ``"rank"`` or ``"score_margin"`` (``fort_env.envs.aec``).
-        shaping: weight of the dense score-margin shaping (0: none).
+        shaping: weight of the dense score-margin shaping (0: none); a finite number with
+            ``|shaping| <= MAX_SHAPING`` (1000, ``fort_env.envs.aec``).
         illegal_reward: reward for an illegal learner action (which ends the episode).
         cards: a card data directory, or ``None`` for the shipped set.
         opponent_info: ``(state, seat) -> info`` for opponents (default :func:`minimal_info`).
@@ -230,8 +232,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             or ``"human"`` (prints it).
 
     Raises:
-        ConfigError: a bad player count, setup, seat, reward mode, render mode or opponent
-            count.
+        ConfigError: a bad player count, setup, seat, reward mode, render mode, opponent
+            count or shaping weight.
     """
 
     # render_fps: Gymnasium's checker asks every render mode to declare one (text: 1 frame/s)
@@ -265,7 +267,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.fixed_seat = seat
         self.first_player = first_player
         self.reward_mode = reward
-        self.shaping = float(shaping)
+        self.shaping = check_shaping(shaping)
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
         self.opponent_info: InfoFn = opponent_info or minimal_info

@@ -19,9 +19,11 @@ Requires the ``train`` extra (stable-baselines3).
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import gymnasium
 import numpy as np
@@ -34,7 +36,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from fort_env.core import FortGame, FortState
-from fort_env.envs.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, observation_box
+from fort_env.envs.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_shaping, observation_box
 from fort_env.envs.single_agent import Opponent, OpponentSampler, SingleAgentEnv, minimal_info
 from fort_env.game.errors import ConfigError, IllegalActionError
 from fort_env.game.inputs import SEED_RANGE, check_seed
@@ -125,6 +127,21 @@ def opponent_code(opponent: Opponent) -> int:
     return EXTERNAL
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def serialised(method: _Method) -> _Method:
+    """``method`` run holding its object's ``_lock`` (a ``threading.RLock``): calls from
+    several threads run one at a time, each whole (:class:`FortBatchVecEnv`'s "Threads")."""
+
+    @functools.wraps(method)
+    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return cast(_Method, locked)
+
+
 def _opponent_name(opponent: Opponent) -> str:
     if opponent is None:
         return "random"
@@ -170,6 +187,16 @@ class FortBatchVecEnv(VecEnv):
     built-in policies draw from the game's seed. The same seeds and actions give the same
     games whatever ``threads`` is.
 
+    Threads: the env serialises calls from several Python threads. ``reset``, ``step`` (its
+    ``step_async`` and ``step_wait`` together), ``seed``, ``action_masks``, ``set_opponents``,
+    ``set_opponent_sampler``, ``state`` and ``close`` hold one lock (a ``threading.RLock``), so
+    each call runs whole and the calls of several threads take effect one after another, as if
+    made in that order from one thread (one ``step`` steps all B games; a thread's actions
+    chosen from a mask that another thread's step has since changed are judged against the
+    games as they are then, and may be illegal). ``step_async`` from one thread and
+    ``step_wait`` from another are not paired: use ``step``. Before this lock, two threads
+    stepping one env corrupted its bookkeeping (a ``KeyError`` from ``_infos``).
+
     Args:
         num_envs: B.
         seed: as ``seed(seed)`` before the first ``reset()`` (``None``: unseeded).
@@ -207,6 +234,8 @@ class FortBatchVecEnv(VecEnv):
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        self._lock = threading.RLock()  # one call at a time (the class docstring's "Threads")
+        shaping = check_shaping(shaping)  # |shaping| <= MAX_SHAPING: rewards stay finite
         game = FortGame(num_players, setup, None if cards is None else str(cards), backend="cpp")
         self.game = game
         self.num_players = num_players
@@ -271,6 +300,7 @@ class FortBatchVecEnv(VecEnv):
         if len(envs):
             self._push_next(envs)
 
+    @serialised
     def set_opponents(
         self, opponents: Opponent | Sequence[Opponent] | None, indices: VecEnvIndices = None
     ) -> None:
@@ -286,6 +316,7 @@ class FortBatchVecEnv(VecEnv):
             self._next[i] = list(rivals)
         self._push_next(envs)
 
+    @serialised
     def set_opponent_sampler(
         self, sampler: OpponentSampler | None, indices: VecEnvIndices = None
     ) -> None:
@@ -369,6 +400,7 @@ class FortBatchVecEnv(VecEnv):
             self._start_games(fresh.tolist())
 
     # ------------------------------------------------------------------ VecEnv API
+    @serialised
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seed env i with ``seed + i`` at the next ``reset()`` (SB3's convention; ``None``:
         a random 32-bit ``seed``). Returns the seeds.
@@ -388,6 +420,7 @@ class FortBatchVecEnv(VecEnv):
             )
         return super().seed(first)
 
+    @serialised
     def reset(self) -> VecEnvObs:
         """Deal every env a new game (seeds from ``seed()``, if called since the last reset)
         and play its opponents up to the learner's first decision.
@@ -431,6 +464,14 @@ class FortBatchVecEnv(VecEnv):
         ]
         return buf["obs"].copy()
 
+    @serialised
+    def step(self, actions: np.ndarray) -> VecEnvStepReturn:
+        """``step_async(actions)`` then ``step_wait()``, under one hold of the lock (the class
+        docstring's "Threads"): another thread's call cannot come in between."""
+        self.step_async(actions)
+        return self.step_wait()
+
+    @serialised
     def step_async(self, actions: np.ndarray) -> None:
         a = np.asarray(actions)
         if a.dtype.kind not in "iu":
@@ -439,6 +480,7 @@ class FortBatchVecEnv(VecEnv):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {a.shape}")
         self._actions = a
 
+    @serialised
     def step_wait(self) -> VecEnvStepReturn:
         """Apply the learner's actions, play the opponents up to each learner's next decision
         (dealing the next game where one ended).
@@ -482,10 +524,12 @@ class FortBatchVecEnv(VecEnv):
             info["opponents"] = [_opponent_name(o) for o in self._ended_opponents[i]]
         return infos
 
+    @serialised
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every game: bool ``(B, N)`` (a copy)."""
         return self._buf["mask"].copy()
 
+    @serialised
     def close(self) -> None:
         """Stop the C++ worker threads (the env cannot be used after)."""
         self._started = False
@@ -526,6 +570,7 @@ class FortBatchVecEnv(VecEnv):
         """No env is wrapped (the games live in C++): all ``False``."""
         return [False for _ in self._get_indices(indices)]
 
+    @serialised
     def state(self, i: int) -> FortState:
         """A copy of env i's current game (a ``CppFortState``)."""
         return cpp_backend.wrap_core_state(self.game, self._batch.state(i))

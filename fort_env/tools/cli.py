@@ -42,7 +42,12 @@ KIND_WIDTH = max(len(kind.name) for kind in DecisionKind)
 
 
 class _DecisionPrinter:
-    """Prints each decision of a replay as one line, with a header when a new turn starts."""
+    """Prints each decision of a replay as one line, with a header when a new turn starts.
+
+    Only an action the position allows is printed: the replay refuses an illegal one right
+    after this call (``RecordError``, one ``error:`` line), and a refused action printed as if
+    it had been played would misreport the record.
+    """
 
     def __init__(self, states: bool) -> None:
         self.states = states  # also print the whole table before each decision
@@ -51,6 +56,9 @@ class _DecisionPrinter:
         self.index = 0
 
     def __call__(self, state: FortState, action: int) -> None:
+        mask = state.legal_actions_mask()
+        if not (0 <= action < mask.size and bool(mask[action])):
+            return  # not played: the replay raises next, naming the action
         decision = state.decision
         leader = -1 if decision.kind == DecisionKind.DRAFT else decision.context["leader"]
         if leader != self.leader:
@@ -114,6 +122,9 @@ def replay(
     )
     if record.get("agents"):
         typer.echo(", ".join(f"player_{p}: {name}" for p, name in enumerate(record["agents"])))
+    if record.get("seed_chosen_by_client"):
+        typer.echo("The seed was chosen by the client (fort-env serve): whoever chose it could "
+                   "know every hidden card.")  # fmt: skip
     with failures("FILE"):
         final = replay_record(record, on_decision=_DecisionPrinter(states))
     if not final.is_terminal():
