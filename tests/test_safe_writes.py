@@ -70,3 +70,16 @@ def test_expert_copies_a_policy_without_following_a_symlink(
     expert._copy_policy(untrained_policy_file, tmp_path / "best")
     assert victim.read_text() == "keep me"
     assert (tmp_path / "best.safetensors").read_bytes() == untrained_policy_file.read_bytes()
+
+
+def test_a_saved_policy_does_not_write_through_symlinks(
+    tmp_path: Path, untrained_policy_file: Path
+) -> None:
+    from agents.learned.policy_file import load_policy_file, save_policy
+
+    victim = _plant(tmp_path, "p.safetensors")
+    (tmp_path / "p.json").symlink_to(victim)
+    policy, _ = load_policy_file(untrained_policy_file)
+    save_policy(policy, tmp_path / "p", num_players=2)
+    assert victim.read_text() == "keep me"
+    load_policy_file(tmp_path / "p.safetensors")  # a whole, loadable policy

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from fort_env.game.errors import FortError, ModelFileError, describe
+from fort_env.game.files import write_bytes, write_text
 from fort_env.game.inputs import _not_regular, _os_problem
 from fort_env.views.observation import TABLE_PRIVATE_SLICES, table_size_of
 
@@ -359,12 +360,13 @@ def _write_tensors(path: Path, tensors: Mapping[str, Any]) -> None:
     """Write ``tensors`` as a safetensors file with the permissions of the run's other files.
 
     ``safetensors.torch.save_file`` creates its file with mode 0600 whatever the umask; the
-    bytes written by ``Path.write_bytes`` get the umask's mode (0644 under the usual 022), as
-    the description, ``config.json`` and ``eval.json`` beside it do.
+    bytes go through ``fort_env.game.files.write_bytes`` instead (the umask's mode, 0644 under
+    the usual 022, as the description beside it; a fresh file renamed into place, never
+    written through a symlink).
     """
     from safetensors.torch import save
 
-    path.write_bytes(save(dict(tensors), metadata={"format": FORMAT}))
+    write_bytes(path, save(dict(tensors), metadata={"format": FORMAT}))
 
 
 def save_policy(
@@ -419,7 +421,7 @@ def save_policy(
         "weights": weights.name,
         "sha256": _sha256(weights),
     }
-    description.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    write_text(description, json.dumps(info, indent=1) + "\n")
     return weights
 
 
@@ -966,7 +968,7 @@ def save_checkpoint_files(
     _write_tensors(opt_path, tensors)
     info = json.loads(description.read_text(encoding="utf-8"))
     info["optimizer"] = {**rest, "sha256": _sha256(opt_path), "file": opt_path.name}
-    description.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    write_text(description, json.dumps(info, indent=1) + "\n")
     return weights
 
 
