@@ -415,15 +415,29 @@ def register(app: Any) -> None:
             typer.Option("--host", help="Address to bind (loopback by default; a warning if not)."),
         ] = "127.0.0.1",
         port: Annotated[int, typer.Option("--port", min=1, max=65535, help="TCP port.")] = 8000,
+        allowed_host: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowed-host",
+                help="A Host name the server answers besides the loopback names and --host "
+                "(repeatable; for a name this machine is reached by). Others get 400.",
+            ),
+        ] = None,
     ) -> None:
         """Play Fort in the browser against the bots: a local web app (it needs the serve
         extra: starlette and uvicorn); open the address it prints."""
         try:
-            from agents.arena.serve import serve
+            from agents.arena.serve import host_name, serve
         except ImportError as exc:
             fail(f"{exc}; install the serve extra: pip install 'fort-env[serve]'", "serve")
+        names = []
+        for value in allowed_host or []:
+            try:
+                names.append(host_name(value))
+            except ValueError as exc:
+                bad_option("--allowed-host", exc)
         with failures():
-            serve(host, port)
+            serve(host, port, allowed_hosts=names)
 
     analyze_app = typer.Typer(
         invoke_without_command=True,

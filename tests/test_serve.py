@@ -41,9 +41,14 @@ def store() -> GameStore:
     return GameStore()
 
 
+JSON = {"content-type": "application/json"}  # raw bodies: the API takes JSON only (415)
+
+
 @pytest.fixture
 def client(store: GameStore) -> TestClient:
-    return TestClient(create_app(store), raise_server_exceptions=False)
+    # the test client's Host is "testserver": allowed here (only loopback names by default)
+    return TestClient(create_app(store, allowed_hosts=["testserver"]),
+                      raise_server_exceptions=False)  # fmt: skip
 
 
 def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -131,10 +136,10 @@ def test_illegal_and_malformed_actions_leave_the_game_unchanged(client: TestClie
         assert_error(client.post(f"{url}/actions", json=body), status, *words)
         assert client.get(url).text == before, body
     for raw in (b"", b"{", b"action=3", b"\xff\xfe"):
-        assert_error(client.post(f"{url}/actions", content=raw), 400, "JSON")
+        assert_error(client.post(f"{url}/actions", content=raw, headers=JSON), 400, "JSON")
         assert client.get(url).text == before, raw
     huge = json.dumps({"action": min(legal), "pad": "x" * 10_000})
-    assert_error(client.post(f"{url}/actions", content=huge), 413, "bytes")
+    assert_error(client.post(f"{url}/actions", content=huge, headers=JSON), 413, "bytes")
     assert client.get(url).text == before
     # after the end, no action is taken
     end = play_out(client, view)
@@ -181,8 +186,9 @@ def test_bad_new_game_bodies_are_400(
 
 
 def test_oversized_and_non_json_bodies(client: TestClient, store: GameStore) -> None:
-    assert_error(client.post("/api/games", content=b"{" + b" " * 5000 + b"}"), 413, "bytes")
-    assert_error(client.post("/api/games", content=b"not json"), 400, "JSON")
+    big = b"{" + b" " * 5000 + b"}"
+    assert_error(client.post("/api/games", content=big, headers=JSON), 413, "bytes")
+    assert_error(client.post("/api/games", content=b"not json", headers=JSON), 400, "JSON")
     assert store.games == {}
 
 
@@ -199,14 +205,22 @@ def test_the_record_waits_for_the_end(client: TestClient) -> None:
 
 
 def test_games_are_bounded_and_expire() -> None:
-    small = TestClient(create_app(GameStore(max_games=2)), raise_server_exceptions=False)
-    first = new_game(small)
-    new_game(small)
-    assert_error(small.post("/api/games", json={"num_players": 2, "bots": ["random"]}),
-                 429, "too many games")  # fmt: skip
-    assert small.get(f"/api/games/{first['id']}").status_code == 200
+    """At the cap the longest idle game makes room (nobody gets 429); idle games expire."""
+    now = [0.0]
+    small = GameStore(max_games=2, clock=lambda: now[0])
+    client = TestClient(create_app(small, allowed_hosts=["testserver"]),
+                        raise_server_exceptions=False)  # fmt: skip
+    first = new_game(client)
+    now[0] += 1
+    second = new_game(client)
+    now[0] += 1
+    third = new_game(client)
+    assert set(small.games) == {second["id"], third["id"]}
+    assert_error(client.get(f"/api/games/{first['id']}"), 404, "idle")
+    assert client.get(f"/api/games/{second['id']}").status_code == 200
     short = GameStore(idle_s=0.05)
-    client = TestClient(create_app(short), raise_server_exceptions=False)
+    client = TestClient(create_app(short, allowed_hosts=["testserver"]),
+                        raise_server_exceptions=False)  # fmt: skip
     view = new_game(client)
     time.sleep(0.1)
     assert_error(client.get(f"/api/games/{view['id']}"), 404, "idle")
@@ -240,11 +254,12 @@ def test_the_bot_list_and_the_page(client: TestClient) -> None:
 
 
 def test_the_serve_command_is_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[str, int]] = []
-    monkeypatch.setattr(serve, "serve", lambda host, port: calls.append((host, port)))
+    calls: list[tuple[str, int, list[str]]] = []
+    monkeypatch.setattr(serve, "serve", lambda host, port, allowed_hosts: calls.append(
+        (host, port, allowed_hosts)))  # fmt: skip
     result = CliRunner().invoke(cli_app, ["serve", "--port", "8123"])
     assert result.exit_code == 0, result.output
-    assert calls == [("127.0.0.1", 8123)]
+    assert calls == [("127.0.0.1", 8123, [])]
 
 
 def test_binding_beyond_loopback_warns(

@@ -26,29 +26,57 @@ The page (``agents/arena/static/play.html``, vanilla JavaScript) talks to a JSON
 
 Bad input (a malformed or illegal action, an unknown game or bot, a bad or oversized body)
 gets a 4xx JSON ``{"error": "..."}`` naming the problem and leaves the game as it was; no
-stack trace reaches the client. Games live in memory: at most :data:`MAX_GAMES`, each dropped
-after :data:`IDLE_TIMEOUT_S` without a request. The bots think in a worker thread
-(``run_in_threadpool``), off the event loop; one request at a time acts on a game.
+stack trace reaches the client. The bots think in a worker thread (``run_in_threadpool``), off
+the event loop; one request at a time acts on a game.
+
+The server defends itself against the web pages its user visits and against other clients
+(issue 42):
+
+- **Host and Origin.** A request whose ``Host`` is not an allowed name (the loopback names
+  ``127.0.0.1``, ``localhost``, ``[::1]``, any port, plus ``create_app(allowed_hosts=...)``,
+  ``fort-env serve --allowed-host NAME``) gets 400: a DNS-rebinding page cannot reach the API.
+  A ``POST`` whose ``Origin`` is present and is not ``http(s)://ALLOWED-NAME[:PORT]`` gets 403.
+- **JSON only.** A ``POST`` body must be ``Content-Type: application/json`` (415 otherwise), so a
+  cross-origin form or ``text/plain`` post (a CORS "simple request") cannot create games; at
+  most :data:`MAX_BODY_BYTES` (413, from ``Content-Length`` and from the bytes read), UTF-8,
+  nested at most :data:`MAX_JSON_DEPTH` deep (400: never a ``RecursionError``).
+- **Limits that lock nobody else out.** Games live in memory, each dropped after
+  :data:`IDLE_TIMEOUT_S` without an action of its player (creating it or ``POST .../actions``;
+  reading it does not count). A client (an IP address; an IPv6 /64) keeps at most
+  :data:`MAX_GAMES_PER_CLIENT` games: a new one replaces that client's own longest idle game;
+  at most :data:`MAX_GAMES` in all: a new one replaces the longest idle game. Nobody is refused
+  a new game.
+- **Headers.** Every response carries :data:`SECURITY_HEADERS` (a Content-Security-Policy that
+  allows the pages' own inline script and style and nothing from elsewhere, no framing, no
+  MIME sniffing, no referrer).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import logging
+import re
 import secrets
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents.arena.games import decision_info
 from agents.arena.human import _describe, _hand_text, _public_text, unplayable
@@ -60,14 +88,28 @@ from fort_env.records import make_record
 from fort_env.tools.replay_html import _CSS, _card_texts, _frame, build_frames, render_html
 from fort_env.views.text import SCORE_LABELS, state_to_string
 
-__all__ = ["MAX_BODY_BYTES", "MAX_GAMES", "ApiError", "GameStore", "bot_choices", "create_app",
+__all__ = ["MAX_BODY_BYTES", "MAX_GAMES", "MAX_GAMES_PER_CLIENT", "MAX_JSON_DEPTH",
+           "SECURITY_HEADERS", "ApiError", "GameStore", "bot_choices", "create_app", "host_name",
            "seat_view", "serve"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
-MAX_GAMES = 64  # games kept at once
-IDLE_TIMEOUT_S = 3600.0  # a game without a request for this long is dropped
+MAX_GAMES = 256  # games kept at once, all clients together (the longest idle one makes room)
+MAX_GAMES_PER_CLIENT = 8  # games kept at once for one client address (its own longest idle goes)
+IDLE_TIMEOUT_S = 3600.0  # a game whose player has not acted for this long is dropped
 MAX_BODY_BYTES = 4096  # a request body's size limit
+MAX_JSON_DEPTH = 8  # a request body's nesting limit (the API's bodies nest 2 deep)
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")  # the Host names always allowed
+# on every response: the pages' own inline <script> and <style> (play.html, the replay page) and
+# fetch() to this server only; nothing else loads, nothing frames the page, no MIME sniffing
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'none'; script-src 'self' 'unsafe-inline'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
 NEEDS_MODEL = ("ppo", "puct", "rllib")  # bots that need a model file (bare ppo: shipped only)
 PAGE = Path(__file__).resolve().parent / "static" / "play.html"
 
@@ -154,7 +196,10 @@ class Game:
     seed_chosen_by_client: bool = False
     actions: list[int] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
+    # when its player last acted (created it or sent an action: reading it does not count),
+    # on the store's clock; and who created it (GameStore.add)
     last_used: float = field(default_factory=time.monotonic)
+    client: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def advance(self) -> None:
@@ -206,39 +251,203 @@ class Game:
 
 
 class GameStore:
-    """The games in memory: at most ``max_games``, each dropped after ``idle_s`` unused."""
+    """The games in memory: each dropped after ``idle_s`` without an action of its player; at
+    most ``per_client`` for one client (a new one replaces that client's longest idle game) and
+    ``max_games`` in all (a new one replaces the longest idle game): a client at its cap, or
+    many, refuse nobody a game. ``clock`` (``time.monotonic``) is for the tests."""
 
-    def __init__(self, max_games: int = MAX_GAMES, idle_s: float = IDLE_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        max_games: int = MAX_GAMES,
+        idle_s: float = IDLE_TIMEOUT_S,
+        per_client: int = MAX_GAMES_PER_CLIENT,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_games < 1 or per_client < 1:
+            raise ValueError(f"max_games and per_client must be >= 1: {max_games}, {per_client}")
         self.max_games = max_games
         self.idle_s = idle_s
+        self.per_client = per_client
+        self.clock = clock
         self.games: dict[str, Game] = {}
         self._lock = threading.Lock()
 
     def _expire(self) -> None:
-        now = time.monotonic()
+        now = self.clock()
         for gid in [g for g, game in self.games.items() if now - game.last_used > self.idle_s]:
             del self.games[gid]
 
-    def add(self, game: Game) -> None:
+    def _evict_longest_idle(self, games: Iterable[Game]) -> None:
+        oldest = min(games, key=lambda g: g.last_used)
+        log.info("fort-env serve: game %s dropped for room (client %s)", oldest.id, oldest.client)
+        del self.games[oldest.id]
+
+    def add(self, game: Game, client: str = "") -> None:
+        """Keep ``game``, created by ``client`` (:func:`client_key`), as just used."""
         with self._lock:
             self._expire()
-            if len(self.games) >= self.max_games:
-                raise ApiError(429, f"too many games in play (at most {self.max_games}); "
-                                    "try again when one has been idle for a while")  # fmt: skip
+            game.client = client
+            game.last_used = self.clock()
+            while True:
+                mine = [g for g in self.games.values() if g.client == client]
+                if len(mine) < self.per_client:
+                    break
+                self._evict_longest_idle(mine)
+            while len(self.games) >= self.max_games:
+                self._evict_longest_idle(self.games.values())
             self.games[game.id] = game
 
     def get(self, gid: str) -> Game:
+        """The game ``gid`` (404 if unknown or dropped); reading does not keep it alive."""
         with self._lock:
             self._expire()
             game = self.games.get(gid)
             if game is None:
                 raise ApiError(404, f"no game {gid!r} (unknown, or dropped after being idle)")
-            game.last_used = time.monotonic()
             return game
+
+    def touch(self, game: Game) -> None:
+        """Its player acted: the game's idle time starts again."""
+        with self._lock:
+            game.last_used = self.clock()
+
+
+def client_key(host: str | None) -> str:
+    """The address the per-client cap counts by: the client's IP, an IPv6 address's /64 (one
+    host usually holds a whole /64), ``""`` when unknown."""
+    if not host:
+        return ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+# a Host header: a name or IPv4 address, or an IPv6 address in brackets; an optional port
+_HOST = re.compile(r"(?:\[([0-9a-f:.]+)\]|([a-z0-9._-]+))(?::[0-9]{1,5})?")
+
+
+def host_name(value: str) -> str:
+    """The host name of a ``Host`` header or an ``--allowed-host`` value (``NAME``,
+    ``NAME:PORT``, ``[IPv6]``, ``[IPv6]:PORT``, or a bare IPv6 address): lower case, IPv6
+    without brackets. Raises ValueError for anything else (a scheme, a path, spaces)."""
+    text = value.strip().lower()
+    if text.count(":") > 1 and not text.startswith("["):
+        text = f"[{text}]"
+    match = _HOST.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{value[:80]!r} is not a host name (NAME, NAME:PORT or [IPv6]:PORT)")
+    v6 = match.group(1)
+    if v6 is not None:
+        try:
+            ipaddress.IPv6Address(v6)
+        except ValueError:
+            raise ValueError(f"{value[:80]!r}: {v6!r} is not an IPv6 address") from None
+        return v6
+    return match.group(2)
+
+
+class _Guard:
+    """The ASGI middleware of the module docstring: ``Host`` (400) and ``Origin`` (403) checked
+    before the app sees the request, :data:`SECURITY_HEADERS` on every response."""
+
+    def __init__(self, app: ASGIApp, allowed: frozenset[str]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    def refusal(self, method: str, headers: Headers) -> tuple[int, str] | None:
+        hosts = headers.getlist("host")
+        if len(hosts) != 1:
+            return 400, "the request needs exactly one Host header"
+        try:
+            name = host_name(hosts[0])
+        except ValueError:
+            name = None
+        if name not in self.allowed:
+            allowed = sorted(self.allowed)
+            return 400, (f"Host {hosts[0][:80]!r} is not served here (allowed: {allowed}; "
+                         "fort-env serve --allowed-host NAME adds one)")  # fmt: skip
+        origin = headers.get("origin")
+        unsafe = method not in ("GET", "HEAD", "OPTIONS")
+        if unsafe and origin is not None and not self.origin_allowed(origin):
+            return 403, f"cross-origin requests are refused (Origin {origin[:80]!r})"
+        return None
+
+    def origin_allowed(self, origin: str) -> bool:
+        try:
+            parts = urlsplit(origin)
+            parts.port  # noqa: B018 (raises ValueError for a bad port)
+        except ValueError:
+            return False
+        return (
+            parts.scheme in ("http", "https")
+            and parts.hostname in self.allowed
+            and parts.username is None
+            and parts.password is None
+            and parts.path == ""
+            and not parts.query
+            and not parts.fragment
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        problem = self.refusal(scope["method"], Headers(scope=scope))
+        if problem is not None:
+            status, message = problem
+            response = JSONResponse({"error": message}, status_code=status,
+                                    headers=SECURITY_HEADERS)  # fmt: skip
+            await response(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for key, value in SECURITY_HEADERS.items():
+                    headers[key] = value
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _json_depth(text: str) -> int:
+    """How deep ``text``'s brackets nest outside strings (as deep as the JSON parser would
+    recurse on it), counted up to ``MAX_JSON_DEPTH + 1``."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_JSON_DEPTH:
+                break
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object; at most MAX_BODY_BYTES read."""
+    """The request's JSON object: ``Content-Type: application/json`` (415), at most
+    MAX_BODY_BYTES (413), UTF-8 JSON nested at most MAX_JSON_DEPTH deep (400)."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "application/json":
+        raise ApiError(415, "the request body must be JSON, sent with Content-Type: "
+                            f"application/json (got {media[:40] or 'none'!r})")  # fmt: skip
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY_BYTES):
         raise ApiError(413, f"the request body is over {MAX_BODY_BYTES} bytes")
@@ -250,9 +459,17 @@ async def _body(request: Request) -> dict[str, Any]:
             raise ApiError(413, f"the request body is over {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
     try:
-        data = json.loads(b"".join(chunks))
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ApiError(400, f"the request body is not JSON (UTF-8): {exc}") from None
+    if _json_depth(text) > MAX_JSON_DEPTH:
+        raise ApiError(400, f"the request body's JSON nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
         raise ApiError(400, f"the request body is not JSON: {exc}") from None
+    except RecursionError:  # not reached after the depth check; never a 500
+        raise ApiError(400, "the request body's JSON nests too deep") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object")
     return data
@@ -313,9 +530,12 @@ def _new_game(data: dict[str, Any]) -> Game:
     return Game(secrets.token_urlsafe(12), state, seat, setup, seed, bots, players, chosen)
 
 
-def create_app(store: GameStore | None = None) -> Starlette:
-    """The app: the page at ``/``, the JSON API under ``/api`` (module docstring)."""
+def create_app(store: GameStore | None = None, allowed_hosts: Iterable[str] = ()) -> Starlette:
+    """The app: the page at ``/``, the JSON API under ``/api`` (module docstring). The loopback
+    names are always allowed in ``Host`` (and ``Origin``); ``allowed_hosts`` adds names
+    (:func:`host_name`'s forms; ValueError for others)."""
     games = store if store is not None else GameStore()
+    allowed = frozenset(LOOPBACK_NAMES) | {host_name(h) for h in allowed_hosts}
 
     async def page(request: Request) -> Response:
         html = PAGE.read_text(encoding="utf-8").replace("/*__REPLAY_CSS__*/", _CSS)
@@ -329,7 +549,7 @@ def create_app(store: GameStore | None = None) -> Starlette:
 
     async def create(request: Request) -> Response:
         game = _new_game(await _body(request))
-        games.add(game)
+        games.add(game, client_key(request.client.host if request.client else None))
         try:
             with game.lock:
                 await run_in_threadpool(game.advance)
@@ -357,6 +577,7 @@ def create_app(store: GameStore | None = None) -> Starlette:
         action = _int(data, "action", 0, game.state.game.num_distinct_actions - 1, None)
         if not game.lock.acquire(blocking=False):
             raise ApiError(409, "the game is busy with another request")
+        games.touch(game)  # its player acted (a GET does not keep a game alive)
         try:
             await run_in_threadpool(game.play, action)
             return JSONResponse(game.view())
@@ -389,7 +610,9 @@ def create_app(store: GameStore | None = None) -> Starlette:
 
     async def server_error(request: Request, exc: Exception) -> Response:
         log.exception("fort-env serve: %s %s failed", request.method, request.url.path)
-        return JSONResponse({"error": "internal error (see the server's log)"}, status_code=500)
+        # sent by Starlette's outermost middleware, around _Guard: the headers added here
+        return JSONResponse({"error": "internal error (see the server's log)"}, status_code=500,
+                            headers=SECURITY_HEADERS)  # fmt: skip
 
     routes = [
         Route("/", page),
@@ -405,20 +628,31 @@ def create_app(store: GameStore | None = None) -> Starlette:
         HTTPException: http_error,
         Exception: server_error,
     }
-    return Starlette(routes=routes, exception_handlers=handlers)
+    middleware = [Middleware(_Guard, allowed=allowed)]
+    return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
 
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+LOOPBACK = LOOPBACK_NAMES
+WILDCARD = ("0.0.0.0", "::", "")  # bind addresses that are no name a browser uses
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app with uvicorn until interrupted; warns when bound beyond loopback."""
+def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Iterable[str] = ()) -> None:
+    """Run the app with uvicorn until interrupted; warns when bound beyond loopback. The
+    ``Host`` names allowed: the loopback names, ``host`` itself (unless a wildcard address)
+    and ``allowed_hosts``."""
     import uvicorn
 
+    allowed = list(allowed_hosts)
     if host not in LOOPBACK:
+        if host not in WILDCARD:
+            # not a name a browser could send: skipped (uvicorn says whether it binds)
+            with contextlib.suppress(ValueError):
+                allowed.append(host_name(host))
         print(
             f"warning: serving on {host}, not loopback: anyone who can reach this machine can "
-            "start games here (there is no login)."
+            "start games here (there is no login). Browsers must use an allowed name "
+            "(--allowed-host NAME for each name other than the loopback ones and --host)."
         )
+    app = create_app(allowed_hosts=allowed)
     print(f"Play Fort at http://{'[' + host + ']' if ':' in host else host}:{port}/")
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
