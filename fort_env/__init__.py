@@ -11,6 +11,7 @@ from fort_env.core import FortGame, FortState
 from fort_env.envs import box as box_env
 from fort_env.envs import registration
 from fort_env.envs.aec import env, raw_env
+from fort_env.envs.parallel import parallel_env
 from fort_env.game.cards import Card, CardSet, load_card_set
 from fort_env.game.constants import TERMINAL_PLAYER
 from fort_env.game.decisions import Decision, DecisionKind
@@ -47,6 +48,7 @@ __all__ = [
     "fort_v0",
     "load_card_set",
     "observation_layout",
+    "parallel_env",
     "raw_env",
     "registration",
     "replay",
