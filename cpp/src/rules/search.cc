@@ -315,8 +315,11 @@ void check_search_indices(const State& state) {
     const int64_t kind = x[C_DECISION], stage = x[C_STAGE];
     need(kind >= 0 && kind < NUM_DECISION_KINDS, "ctx.decision");
     need(stage >= 0 && stage < NUM_STAGES, "ctx.stage");
-    if (stage == ST_OVER || kind == K_TERMINAL) return;  // nothing is legal, nothing read
-    need(x[C_ACTOR] >= 0 && x[C_ACTOR] < state.num_players, "ctx.actor");
+    // A finished game reads no actor; but its decision kind is still read by raw_legal (a
+    // finished game whose ctx.decision was written through the views crashed it: issue 42),
+    // so the fields that kind reads are checked whatever the stage.
+    const bool over = stage == ST_OVER || kind == K_TERMINAL;
+    need(over || (x[C_ACTOR] >= 0 && x[C_ACTOR] < state.num_players), "ctx.actor");
     const bool reads_played =
         kind == K_MODE || kind == K_DECLARE_COIN || kind == K_ANY_SUIT || kind == K_ADD ||
         kind == K_ADD_COIN || kind == K_FOLLOW || kind == K_FOLLOW_SECOND ||
