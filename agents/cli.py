@@ -403,6 +403,12 @@ def register(app: Any) -> None:
             )
         _check_game(num_players, setup, None)
         _check_agents(_split(opponents), "--opponents")
+        from agents.arena.human import resolve_opponents
+
+        try:  # one spec for every rival, or one per rival (before the game is dealt)
+            resolve_opponents(_split(opponents), num_players)
+        except ValueError as exc:
+            bad_option("--opponents", exc)
         if save is not None:
             _check_save_file(save)
         with failures():
@@ -423,11 +429,21 @@ def register(app: Any) -> None:
                 "(repeatable; for a name this machine is reached by). Others get 400.",
             ),
         ] = None,
+        rival: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--rival",
+                metavar="SPEC",
+                help="An agent spec the page offers as a rival besides the bot zoo, e.g. "
+                "ppo:runs/quick/latest/model.safetensors (repeatable; built and tried at "
+                "start, offered at the player counts it plays).",
+            ),
+        ] = None,
     ) -> None:
         """Play Fort in the browser against the bots: a local web app (it needs the serve
         extra: starlette and uvicorn); open the address it prints."""
         try:
-            from agents.arena.serve import host_name, serve
+            from agents.arena.serve import check_rivals, host_name, serve
         except ImportError as exc:
             fail(f"{exc}; install the serve extra: pip install 'fort-env[serve]'", "serve")
         names = []
@@ -436,8 +452,16 @@ def register(app: Any) -> None:
                 names.append(host_name(value))
             except ValueError as exc:
                 bad_option("--allowed-host", exc)
+        rivals: dict[str, tuple[int, ...]] = {}
+        for spec in rival or []:
+            if not spec.strip():
+                bad_option("--rival", "an empty agent spec")
+            with failures(f"--rival {spec}"):
+                rivals.update(check_rivals([spec]))
+        # the server's own rivals only when asked for (serve's signature stays the plain one)
+        extra = {"rivals": rivals} if rivals else {}
         with failures():
-            serve(host, port, allowed_hosts=names)
+            serve(host, port, allowed_hosts=names, **extra)
 
     analyze_app = typer.Typer(
         invoke_without_command=True,

@@ -39,6 +39,7 @@ FILE`` prints one turn by turn.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -158,20 +159,25 @@ def _is_int(x: Any) -> bool:
 
 
 def replay(
-    record: dict[str, Any], on_decision: Callable[[FortState, int], None] | None = None
+    record: dict[str, Any] | str | os.PathLike[str],
+    on_decision: Callable[[FortState, int], None] | None = None,
 ) -> FortState:
     """Replay a record and return the position after its last action.
 
     Args:
-        record: a record (see the module docstring), e.g. from :func:`load_record`.
+        record: a record (see the module docstring), e.g. from :func:`load_record`, or the
+            path of a record file (``str`` or ``os.PathLike``), read with :func:`load_record`.
         on_decision: called as ``on_decision(state, action)`` before each action is applied
             (``state`` is the live position: read it, do not change it).
 
     Raises:
-        RecordError: the record is malformed, an action is illegal where it is taken, or the
-            final scores or winners differ from the record's ``result``.
+        RecordError: the record (or its file: :func:`load_record`) is malformed, an action is
+            illegal where it is taken, or the final scores or winners differ from the record's
+            ``result``.
         ConfigError: the configuration is not a valid game.
     """
+    if isinstance(record, (str, os.PathLike)):
+        record = load_record(record)
     validate_record(record)
     cfg = record["config"]
     game = FortGame(cfg["num_players"], cfg["setup"], cfg["cards"])
@@ -206,7 +212,7 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
     write_text(path, dumps_record(validate_record(record)))
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
+def load_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a record saved by :func:`save_record`.
 
     Raises:

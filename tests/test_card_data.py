@@ -279,7 +279,11 @@ def test_malformed_data_is_reported_exactly(
         load_card_set(str(root))
     e = err.value
     assert (e.path, e.card, e.field, e.problem) == (root / file, card, field, problem)
-    assert str(e) == f"{root / file}: card {card!r}, field {field!r}: {problem}"
+    where = ", ".join(f"{k} {v!r}" for k, v in (("card", card), ("field", field)) if v is not None)
+    assert str(e) == (
+        f"{root / file}: {where}: {problem}" if where else f"{root / file}: {problem}"
+    )
+    assert "None" not in str(e)  # no "card None, field None" (issue 40)
 
 
 def test_a_renamed_rule_or_perk_is_reported(tmp_path: Path) -> None:
@@ -314,6 +318,7 @@ def test_missing_and_unreadable_files(tmp_path: Path) -> None:
     assert (err.value.path, err.value.problem) == (
         tmp_path / "nowhere", "not a directory of card data",
     )  # fmt: skip
+    assert str(err.value) == f"{tmp_path / 'nowhere'}: not a directory of card data"
 
 
 def test_limits_are_inclusive(tmp_path: Path) -> None:

@@ -74,6 +74,28 @@ def test_opponent_lists() -> None:
         play_human(2, ["random"], human_seat=5, input_fn=lambda p: "0", output_fn=lambda s: None)
 
 
+def test_a_wrong_opponent_count_says_how_many_in_words() -> None:
+    """It said "2 players need 1 or 1 opponents, got 2" (issue 40)."""
+    from typer.testing import CliRunner
+
+    from fort_env.tools.cli import app
+
+    rule = "(one spec for every rival, or one per rival)"
+    cases = [
+        (2, ["heuristic", "random"], f"2 players need 1 opponent {rule}, got 2"),
+        (3, ["a", "b", "c"], f"3 players need 1 or 2 opponents {rule}, got 3"),
+        (4, ["a", "b"], f"4 players need 1 or 3 opponents {rule}, got 2"),
+    ]
+    for n, specs, message in cases:
+        with pytest.raises(ValueError) as err:
+            resolve_opponents(specs, n)
+        assert str(err.value) == message
+    result = CliRunner().invoke(app, ["play", "--opponents", "heuristic,random"], input="q\n")
+    assert result.exit_code == 2, result.output  # a usage error, before the game is dealt
+    assert result.output.strip().splitlines() == [f"error: --opponents: {cases[0][2]}"]
+    assert "1 or 1" not in result.output
+
+
 def test_bots_private_choices_are_not_printed() -> None:
     game = FortGame(2)
     state = game.new_initial_state(seed=0)

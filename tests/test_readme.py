@@ -74,3 +74,15 @@ def test_the_readme_commands_in_order_on_a_fresh_folder(tmp_path: Path) -> None:
                           stdin="q\n", cwd=tmp_path)  # fmt: skip
     assert played.returncode == 0, played.stderr[-2000:]
     assert (tmp_path / "mine.json").is_file()
+
+
+def test_the_ray_section_says_where_rays_token_goes() -> None:
+    """Issue 40: the first RLlib run writes a Ray token under the home folder, unannounced."""
+    text = README.read_text(encoding="utf-8").split(
+        "## Distributed training and tournaments on Ray", 1
+    )
+    assert len(text) == 2
+    section = " ".join(text[1].split("\n## ", 1)[0].split())
+    assert (
+        "the first RLlib run writes a token to `~/.ray/auth_token` in your home folder" in section
+    )

@@ -335,3 +335,25 @@ def _saved(env: fort_env.raw_env, folder: Path) -> str:
     path = folder / "game.json"
     save_record(env.to_record(), path)
     return str(path)
+
+
+def test_replay_takes_a_record_files_path(tmp_path: Path) -> None:
+    """``fort_env.replay("game.json")`` loads the file (``load_record``), as the README says;
+    it said "a record is a JSON object, got str" (issue 40)."""
+    env = played(3, "basic", seed=12)
+    record = env.to_record()
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    final = replay(record)
+    for given in (str(path), path):
+        assert fort_env.replay(given).to_dict() == final.to_dict()
+    calls: list[int] = []
+    replay(str(path), on_decision=lambda state, action: calls.append(action))
+    assert calls == record["actions"]
+    with pytest.raises(RecordError, match="file not found"):
+        replay(str(tmp_path / "missing.json"))
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(RecordError, match="a record is a JSON object, got list"):
+        replay(tmp_path / "list.json")
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "fort_env.records.load_record(" in readme and 'fort_env.replay("game.json")' in readme

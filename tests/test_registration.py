@@ -75,3 +75,29 @@ def test_default_opponents_are_uniform_random() -> None:
 def test_bad_arguments_raise_config_error() -> None:
     with pytest.raises(ConfigError, match="opponents for 2 rival seats"):
         gymnasium.make(GYM_ID, num_players=3, opponents=[agents.make("random")])
+
+
+def test_render_without_a_mode_prints_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 40: ``check_env`` printed the table (16 lines) for an env made with
+    ``render_mode=None``. ``render()`` without a mode prints nothing (it warns and returns
+    ``None``, as Gymnasium's own envs do); the table comes from the checker itself, which makes
+    one env per declared render mode and renders it: the ``"human"`` one prints (README)."""
+    env = SingleAgentEnv(num_players=2)
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="render mode"):
+        assert env.render() is None
+    raw = fort_env.raw_env(num_players=2)
+    raw.reset(seed=0)
+    with pytest.warns(UserWarning, match="render mode"):
+        assert raw.render() is None
+    assert capsys.readouterr().out == ""
+    made = gymnasium.make(GYM_ID, num_players=2, render_mode=None)
+    check_env(made.unwrapped, skip_render_check=True)
+    assert capsys.readouterr().out == ""
+    check_env(made.unwrapped)
+    out = capsys.readouterr().out
+    assert out.startswith("learner: player_") and out.count("learner: ") == 1  # "human"'s table
+    human = gymnasium.make(GYM_ID, num_players=2, render_mode="human").unwrapped
+    human.reset(seed=0)
+    assert human.render() is None
+    assert capsys.readouterr().out.startswith("learner: player_")

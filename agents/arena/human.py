@@ -64,10 +64,17 @@ def resolve_opponents(opponents: Sequence[str], num_players: int) -> list[str]:
     if len(specs) == 1:
         return specs * (num_players - 1)
     if len(specs) != num_players - 1:
-        raise ValueError(
-            f"{num_players} players need 1 or {num_players - 1} opponents, got {len(specs)}"
-        )
+        raise ValueError(f"{rivals_needed(num_players, 'opponent')}, got {len(specs)}")
     return specs
+
+
+def rivals_needed(num_players: int, noun: str) -> str:
+    """How many specs a game of ``num_players`` takes for its rivals, in words: ``2 players
+    need 1 opponent (one spec for every rival, or one per rival)``, ``3 players need 1 or 2
+    opponents (...)``; ``noun`` is what a spec is called (``opponent``, ``bot``)."""
+    rivals = num_players - 1
+    count = f"1 {noun}" if rivals == 1 else f"1 or {rivals} {noun}s"
+    return f"{num_players} players need {count} (one spec for every rival, or one per rival)"
 
 
 def _public_text(state: FortState, action: int) -> str:

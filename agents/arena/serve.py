@@ -4,7 +4,9 @@ The page (``agents/arena/static/play.html``, vanilla JavaScript) talks to a JSON
 
 - ``GET /api/bots?num_players=N`` -> ``{"bots": [...]}``: the rivals one may choose (the bot
   zoo: ``agents.available()`` without the bots that need a model file, plus the bare ``ppo``
-  where a shipped model exists for ``N`` players).
+  where a shipped model exists for ``N`` players), then the server's own rivals
+  (``create_app(rivals=...)``, ``fort-env serve --rival SPEC``: a model you trained, say) that
+  play ``N``-player games (:func:`check_rivals`).
 - ``POST /api/games`` with ``{"num_players", "seat", "bots": [...], "setup", "seed"}`` -> 201
   and the view below (``bots``: one spec per rival seat in seat order, or one for all;
   ``seat`` defaults to 0, ``setup`` to basic, ``seed`` to one drawn from the operating
@@ -13,15 +15,23 @@ The page (``agents/arena/static/play.html``, vanilla JavaScript) talks to a JSON
   true in its record (and in the view once it is over); whoever chose the seed could know every
   hidden card, so such a game proves nothing about the player.
 - ``GET /api/games/{id}`` -> the view: ``{"id", "terminal", "to_move", "seat", "legal":
-  [{"id", "text"}], "scores", "players", "log", "board", "table", "hand", "decision",
-  "unplayable", "final"}``. ``board`` is the replay page's frame (``fort_env.tools.
-  replay_html``) seen from the seat: rivals' hands and Lookouts as counts; ``table`` the text
-  view (``fort_env.views.text.state_to_string`` with ``viewer``); ``log`` every move so far as
-  the seat saw it (a rival's hidden choice without what it was).
+  [{"id", "text"[, "detail"]}], "scores", "players", "log", "board", "table", "hand",
+  "hand_cards", "decision", "unplayable", "final", "card_text", "rule_text"}``. ``board`` is
+  the replay page's frame (``fort_env.tools.replay_html``) seen from the seat: rivals' hands and
+  Lookouts as counts; each seat's made-up rules, the seat's own as ``made_up_rules`` (names),
+  a rival's as ``made_up_rule_count`` until the end (then every seat's names). ``scores`` and
+  each board seat's ``score`` are the Victory Track while the game is on, the totals at the end.
+  ``hand_cards`` is the seat's hand, in the board's order, each card with its two actions
+  (``{"card", "public", "private"}``); ``card_text`` and ``rule_text`` the card set's texts of
+  every card and made-up rule (the rulebook's; a legal ``take made-up rule`` action has its
+  rule's text as ``detail``); ``table`` the text view (``fort_env.views.text.state_to_string``
+  with ``viewer``); ``players`` who sits where (``"you"``, a rival's spec); ``log`` every move
+  so far as the seat saw it (a rival's hidden choice without what it was).
 - ``POST /api/games/{id}/actions`` with ``{"action": int}`` -> the view after the bots have
   replied, up to the person's next decision or the end of the game.
-- ``GET /api/games/{id}/record`` -> the game record (``fort_env.records``), and ``GET
-  /games/{id}/replay`` its replay page: once the game is over (before, the seed and the rivals'
+- ``GET /api/games/{id}/record`` -> the game record (``fort_env.records``; its ``agents``
+  names the seats: ``"you"`` and the rivals' specs), and ``GET /games/{id}/replay`` its replay
+  page (which names the seats so): once the game is over (before, the seed and the rivals'
   actions would give their hidden cards away: 409).
 
 Bad input (a malformed or illegal action, an unknown game or bot, a bad or oversized body)
@@ -61,13 +71,15 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
@@ -79,18 +91,18 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents.arena.games import decision_info
-from agents.arena.human import _describe, _hand_text, _public_text, unplayable
+from agents.arena.human import _describe, _hand_text, _public_text, rivals_needed, unplayable
 from agents.base import Agent, LazyObservation
 from fort_env import FortGame, FortState
-from fort_env.game.constants import SEED_LIMIT
+from fort_env.game.constants import MADE_UP_RULES, SEED_LIMIT
 from fort_env.game.facts import SETUPS
 from fort_env.records import make_record
 from fort_env.tools.replay_html import _CSS, _card_texts, _frame, build_frames, render_html
-from fort_env.views.text import SCORE_LABELS, state_to_string
+from fort_env.views.text import SCORE_LABELS, card_label, state_to_string
 
 __all__ = ["MAX_BODY_BYTES", "MAX_GAMES", "MAX_GAMES_PER_CLIENT", "MAX_JSON_DEPTH",
-           "SECURITY_HEADERS", "ApiError", "GameStore", "bot_choices", "create_app", "host_name",
-           "seat_view", "serve"]  # fmt: skip
+           "SECURITY_HEADERS", "ApiError", "GameStore", "bot_choices", "check_rivals", "create_app",
+           "host_name", "seat_view", "serve"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -123,15 +135,64 @@ class ApiError(Exception):
         self.message = message
 
 
-def bot_choices(num_players: int) -> list[str]:
-    """The rivals one may choose for an ``num_players`` game (module docstring)."""
+Rivals = Mapping[str, Sequence[int]]
+"""The server's own rivals: each agent spec with the player counts it plays
+(:func:`check_rivals`)."""
+
+
+def bot_choices(num_players: int, rivals: Rivals | None = None) -> list[str]:
+    """The rivals one may choose for an ``num_players`` game (module docstring): the zoo's,
+    sorted, then those of ``rivals`` that play ``num_players``-player games, in their order."""
     from agents import available
     from agents.learned.zoo import shipped_models
 
     names = [n for n in available() if n not in NEEDS_MODEL]
     if num_players in shipped_models():
         names.append("ppo")
-    return sorted(names)
+    names.sort()
+    extra = [s for s, counts in (rivals or {}).items() if num_players in counts]
+    return names + [s for s in extra if s not in names]
+
+
+def _plays(agent: Agent, num_players: int) -> None:
+    """``agent`` takes the first decision of an ``num_players``-player game (raises if not)."""
+    state = FortGame(num_players).new_initial_state(seed=0)
+    seat = state.current_player()
+    info = decision_info(state, seat)
+    obs = LazyObservation(partial(state.observation_tensor, seat), info["action_mask"].copy)
+    action = int(agent.act(obs, info))
+    if action not in state.legal_actions():
+        raise ValueError(f"it chose the illegal action {action} in a {num_players}-player game")
+
+
+def check_rivals(specs: Iterable[str]) -> dict[str, tuple[int, ...]]:
+    """The rivals ``specs`` as :func:`create_app` takes them: each spec built with
+    ``agents.make`` and tried on the first decision of a 2-, 3- and 4-player game; the player
+    counts where it plays are the ones it is offered at.
+
+    Raises:
+        ValueError, FortError, OSError, ImportError: a spec that does not build (as
+            ``agents.make`` raises), or that plays no game of 2 to 4 players (the problem at 2).
+    """
+    from agents import make
+
+    out: dict[str, tuple[int, ...]] = {}
+    for spec in specs:
+        spec = spec.strip()
+        agent = make(spec, seed=0)
+        counts: list[int] = []
+        problems: list[str] = []
+        for n in (2, 3, 4):
+            try:
+                _plays(agent, n)
+            except Exception as exc:
+                problems.append(f"{n} players: {' '.join(str(exc).split()) or type(exc).__name__}")
+            else:
+                counts.append(n)
+        if not counts:
+            raise ValueError(f"{spec!r} plays no game of 2 to 4 players ({problems[0]})")
+        out[spec] = tuple(counts)
+    return out
 
 
 def _redact(board: dict[str, Any], seat: int) -> dict[str, Any]:
@@ -145,10 +206,45 @@ def _redact(board: dict[str, Any], seat: int) -> dict[str, Any]:
     return board
 
 
+@lru_cache(maxsize=8)
+def rule_texts(card_data: str) -> dict[str, str]:
+    """Each made-up rule's name -> its text (the rulebook's glossary), from ``rules.toml`` in
+    the card data directory ``card_data`` (``CardSet.source``; checked when the game loaded)."""
+    with open(Path(card_data) / "rules.toml", "rb") as f:
+        entries = tomllib.load(f).get("rule", [])
+    return {str(e["name"]): str(e.get("text", "")) for e in entries if "name" in e}
+
+
+def _add_made_up_rules(board: dict[str, Any], state: FortState, seat: int) -> None:
+    """Each board seat's made-up rules: names for ``seat`` (and for every seat at the end, when
+    they are scored), a count for a rival (taking one is public, which one is not)."""
+    reveal = state.is_terminal()
+    for s in board["seats"]:
+        held = [MADE_UP_RULES[int(i)] for i in np.flatnonzero(state.rule_loc == s["seat"])]
+        if s["seat"] == seat or reveal:
+            s["made_up_rules"] = held
+        else:
+            s["made_up_rule_count"] = len(held)
+
+
+def _legal(state: FortState, legal: list[int], texts: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The legal actions as buttons: ``id`` and ``text``; a made-up rule to take has the rule's
+    text as ``detail``."""
+    out: list[dict[str, Any]] = []
+    for a in legal:
+        item: dict[str, Any] = {"id": a, "text": state.action_to_string(a)}
+        name, i = state.game.layout.decode(a)
+        if name == "PICK_RULE":
+            item["detail"] = texts.get(MADE_UP_RULES[i], "")
+        out.append(item)
+    return out
+
+
 def seat_view(state: FortState, seat: int) -> dict[str, Any]:
     """What ``seat`` is shown of ``state`` (no other seat's hidden information): the replay
-    page's board, the text view, the hand, the decision and the legal actions (at the seat's
-    own decisions), the scores; at the end the score breakdown and the winners."""
+    page's board, the text view, the hand with its cards' texts, the seat's made-up rules, the
+    decision and the legal actions (at the seat's own decisions), the scores; at the end the
+    score breakdown and the winners."""
     terminal = state.is_terminal()
     to_move = None if terminal else int(state.current_player())
     mine = to_move == seat
@@ -156,22 +252,35 @@ def seat_view(state: FortState, seat: int) -> dict[str, Any]:
     # the public score (the Victory Track) while the game is on; the totals, with the made-up
     # rules that were hidden until then, at the end
     board = _redact(_frame(state, 0, 0, None), seat)
+    _add_made_up_rules(board, state, seat)
     scores = [int(s["score"]) for s in board["seats"]]
     if terminal:
         scores = [int(row["total"]) for row in state.score_breakdown()]
+    cards = state.game.cards
+    ids = {card_label(state, i): i for i in range(len(cards))}
+    texts = rule_texts(state.game.card_set.source)
     view: dict[str, Any] = {
         "terminal": terminal,
         "to_move": to_move,
         "seat": seat,
-        "legal": [{"id": a, "text": state.action_to_string(a)} for a in legal],
+        "legal": _legal(state, legal, texts),
         "scores": scores,
         "board": board,
         "table": state_to_string(state, viewer=seat),
         "hand": _hand_text(state, seat),
+        "hand_cards": [
+            {
+                "card": label,
+                "public": cards[ids[label]].public or "-",
+                "private": cards[ids[label]].private or "-",
+            }
+            for label in board["seats"][seat]["hand"]
+        ],
         "decision": _describe(state) if mine else None,
         "unplayable": [line.strip() for line in unplayable(state, legal)] if mine else [],
         "final": None,
         "card_text": _card_texts(state),  # every card's two actions (the game's data)
+        "rule_text": dict(texts),  # every made-up rule's text (the game's data)
     }
     if terminal:
         view["final"] = {
@@ -489,8 +598,9 @@ def _int(data: dict[str, Any], key: str, low: int, high: int, default: int | Non
 NEW_GAME_KEYS = ("num_players", "seat", "bots", "setup", "seed")
 
 
-def _new_game(data: dict[str, Any]) -> Game:
-    """A game from a ``POST /api/games`` body (raises ApiError naming the bad field)."""
+def _new_game(data: dict[str, Any], server_rivals: Rivals | None = None) -> Game:
+    """A game from a ``POST /api/games`` body (raises ApiError naming the bad field); its bots
+    are chosen among :func:`bot_choices` (``server_rivals``: the server's own)."""
     from agents import make
 
     extra = sorted(set(data) - set(NEW_GAME_KEYS))
@@ -511,8 +621,8 @@ def _new_game(data: dict[str, Any]) -> Game:
     if len(specs) == 1:
         specs = specs * (n - 1)
     if len(specs) != n - 1:
-        raise ApiError(400, f"{n} players need 1 or {n - 1} bots, got {len(specs)}")
-    choices = bot_choices(n)
+        raise ApiError(400, f"{rivals_needed(n, 'bot')}, got {len(specs)}")
+    choices = bot_choices(n, server_rivals)
     for spec in specs:
         if spec not in choices:
             raise ApiError(400, f"unknown bot {spec[:40]!r}; choose from {choices}")
@@ -530,12 +640,18 @@ def _new_game(data: dict[str, Any]) -> Game:
     return Game(secrets.token_urlsafe(12), state, seat, setup, seed, bots, players, chosen)
 
 
-def create_app(store: GameStore | None = None, allowed_hosts: Iterable[str] = ()) -> Starlette:
+def create_app(
+    store: GameStore | None = None,
+    allowed_hosts: Iterable[str] = (),
+    rivals: Rivals | None = None,
+) -> Starlette:
     """The app: the page at ``/``, the JSON API under ``/api`` (module docstring). The loopback
     names are always allowed in ``Host`` (and ``Origin``); ``allowed_hosts`` adds names
-    (:func:`host_name`'s forms; ValueError for others)."""
+    (:func:`host_name`'s forms; ValueError for others). ``rivals``: agent specs offered besides
+    the zoo's, each with the player counts it plays (:func:`check_rivals` makes it)."""
     games = store if store is not None else GameStore()
     allowed = frozenset(LOOPBACK_NAMES) | {host_name(h) for h in allowed_hosts}
+    rivals = dict(rivals or {})
 
     async def page(request: Request) -> Response:
         html = PAGE.read_text(encoding="utf-8").replace("/*__REPLAY_CSS__*/", _CSS)
@@ -545,10 +661,10 @@ def create_app(store: GameStore | None = None, allowed_hosts: Iterable[str] = ()
         raw = request.query_params.get("num_players", "2")
         if raw not in ("2", "3", "4"):
             raise ApiError(400, f"'num_players' must be 2, 3 or 4, got {raw[:20]!r}")
-        return JSONResponse({"bots": bot_choices(int(raw))})
+        return JSONResponse({"bots": bot_choices(int(raw), rivals)})
 
     async def create(request: Request) -> Response:
-        game = _new_game(await _body(request))
+        game = _new_game(await _body(request), rivals)
         games.add(game, client_key(request.client.host if request.client else None))
         try:
             with game.lock:
@@ -636,10 +752,15 @@ LOOPBACK = LOOPBACK_NAMES
 WILDCARD = ("0.0.0.0", "::", "")  # bind addresses that are no name a browser uses
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Iterable[str] = ()) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    allowed_hosts: Iterable[str] = (),
+    rivals: Rivals | None = None,
+) -> None:
     """Run the app with uvicorn until interrupted; warns when bound beyond loopback. The
     ``Host`` names allowed: the loopback names, ``host`` itself (unless a wildcard address)
-    and ``allowed_hosts``."""
+    and ``allowed_hosts``; ``rivals``: the server's own (:func:`create_app`)."""
     import uvicorn
 
     allowed = list(allowed_hosts)
@@ -653,6 +774,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, allowed_hosts: Iterable[str
             "start games here (there is no login). Browsers must use an allowed name "
             "(--allowed-host NAME for each name other than the loopback ones and --host)."
         )
-    app = create_app(allowed_hosts=allowed)
+    app = create_app(allowed_hosts=allowed, rivals=rivals)
     print(f"Play Fort at http://{'[' + host + ']' if ':' in host else host}:{port}/")
     uvicorn.run(app, host=host, port=port, log_level="warning")

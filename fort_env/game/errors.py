@@ -71,13 +71,18 @@ class FortError(Exception):
 class CardDataError(FortError):
     """A card data file is malformed: names the file, the card and the field.
 
-    Raised at load time (``FortGame(cards=...)``), never during play.
+    Raised at load time (``FortGame(cards=...)``), never during play. The message names the
+    card and the field only where there is one (``PATH: card 'Chef', field 'public': ...``,
+    ``PATH: field 'copies': ...``, ``PATH: not a directory of card data``); the attributes hold
+    ``None`` where not.
     """
 
     def __init__(self, path: object, card: object, field: object, problem: str) -> None:
         self.path, self.card, self.field, self.problem = path, card, field, problem
         self._init_args = (path, card, field, problem)
-        super().__init__(f"{path}: card {card!r}, field {field!r}: {problem}")
+        parts = (("card", card), ("field", field))
+        where = ", ".join(f"{name} {value!r}" for name, value in parts if value is not None)
+        super().__init__(f"{path}: {where}: {problem}" if where else f"{path}: {problem}")
 
 
 class InputFileError(FortError, ValueError):

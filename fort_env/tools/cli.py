@@ -16,8 +16,10 @@ from fort_env.tools.cpu import passive_openmp
 
 passive_openmp()  # before anything imports torch (fort_env/tools/cpu.py says why)
 
+import os  # noqa: E402
+import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Annotated  # noqa: E402
+from typing import Annotated, Any  # noqa: E402
 
 import typer  # noqa: E402
 
@@ -25,11 +27,51 @@ from fort_env.core import FortState  # noqa: E402
 from fort_env.game.decisions import DecisionKind  # noqa: E402
 from fort_env.records import load_record  # noqa: E402
 from fort_env.records import replay as replay_record  # noqa: E402
-from fort_env.tools.cli_errors import failures  # noqa: E402
+from fort_env.tools.cli_errors import failures, output_closed  # noqa: E402
 from fort_env.tools.plugins import plugins  # noqa: E402
 from fort_env.views.text import plural, score_line, state_to_string  # noqa: E402
 
-app = typer.Typer(
+
+class _App(typer.Typer):
+    """The ``fort-env`` app: a command whose output's reader goes away (``fort-env replay
+    game.json | head``) ends quietly, exit 141 (``cli_errors.output_closed``), whichever command
+    was printing. Click catches ``BrokenPipeError`` itself and exits 1 after wrapping the
+    standard streams in its ``PacifyFlushWrapper``; rich (tables, ``--help``) exits 1 after
+    pointing standard output at ``os.devnull``: either says that this is what happened."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        before = _stdout_file()
+        try:
+            return super().__call__(*args, **kwargs)
+        except BrokenPipeError:  # raised outside click's own handler
+            output_closed()
+        except SystemExit as exc:
+            # click's wrapper, or the copy typer vendors (typer._click): known by its name
+            clicks = type(sys.stdout).__name__ == "PacifyFlushWrapper"
+            riches = before != _stdout_file() == _devnull_file()
+            if exc.code == 1 and (clicks or riches):
+                output_closed()
+            raise
+
+
+def _stdout_file() -> tuple[int, int] | None:
+    """The file that descriptor 1 writes to (device, inode); None if there is none."""
+    try:
+        st = os.fstat(1)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _devnull_file() -> tuple[int, int] | None:
+    try:
+        st = os.stat(os.devnull)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+app = _App(
     help="fort-env: the card game Fort as a reinforcement-learning environment.",
     no_args_is_help=True,
     add_completion=False,

@@ -9,12 +9,21 @@ Two kinds of failure, two exit codes (as click's own):
 - a failure while running (a file that cannot be read or written, an agent spec that does not
   build, a corrupt record): exit 1, through :func:`fail` or the :func:`failures` context,
   one line ``error: OPTION: problem``.
+
+Output whose reader has gone (``fort-env replay game.json | head``) is no failure: the command
+ends quietly with :data:`CLOSED_OUTPUT_EXIT` (128 + SIGPIPE, as a shell reports ``cat`` killed
+by a closed pipe), no message. :func:`failures` lets ``BrokenPipeError`` through, and the
+``fort-env`` app (``fort_env/tools/cli.py``) ends with :func:`output_closed` wherever it is
+raised, after pointing standard output at ``os.devnull`` as the Python documentation's "Note on
+SIGPIPE" does, so that the flush at exit cannot fail again.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import NoReturn
 
 import typer
@@ -24,6 +33,7 @@ from fort_env.game.errors import FortError
 # What a command's work raises for bad input: the project's errors, bad values, files that
 # cannot be read or written, an extra that is not installed, input nested too deep to parse.
 EXPECTED = (FortError, ValueError, OSError, ImportError, RecursionError)
+CLOSED_OUTPUT_EXIT = 141  # 128 + SIGPIPE: the output's reader went away (``| head``)
 
 
 def one_line(problem: object) -> str:
@@ -65,5 +75,23 @@ def failures(option: str | None = None) -> Iterator[None]:
     ``option`` if given."""
     try:
         yield
+    except BrokenPipeError:
+        raise  # the output's reader went away: no failure (output_closed)
     except EXPECTED as exc:
         fail(exc, option)
+
+
+def output_closed() -> NoReturn:
+    """End a command whose standard output's reader went away (``| head``): no message, exit
+    :data:`CLOSED_OUTPUT_EXIT`. Standard output is pointed at ``os.devnull`` first (the Python
+    documentation's "Note on SIGPIPE"): what is still buffered goes nowhere instead of raising
+    ``BrokenPipeError`` again when Python flushes it at exit.
+
+    Raises:
+        SystemExit: always.
+    """
+    with suppress(OSError, ValueError, AttributeError):  # no stdout, or one without a file
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    raise SystemExit(CLOSED_OUTPUT_EXIT)

@@ -24,6 +24,11 @@ Frame schema (``frames[i]``, JSON)::
      "in_play": [{"card", "owner", "zone", "public", "private"}],
      "final": {"scores": [score_breakdown rows], "winners": [...]} | null}
 
+A record that names its seats (``agents``: ``fort-env play``, ``serve`` and ``tournament`` write
+it) gives ``meta["players"]``, one name a seat (``"you"``, an agent's spec), and the page calls
+each seat ``player_K (NAME)``; without it, ``player_K``. A seat's ``score`` is its place on the
+Victory Track, labelled so (the final table's ``total`` adds the end-of-game scoring).
+
 Cards are shown as ``text.card_label`` strings (``"Chef [book]#3"``); ``meta["card_text"]``
 maps each label to the card's two actions (``"public: ... | private: ..."``), shown when the
 pointer rests on a Park, Hand, Yard or Lookout card. ``meta["score_labels"]`` names the final
@@ -163,6 +168,8 @@ def build_frames(record: dict[str, Any]) -> dict[str, Any]:
         "card_text": _card_texts(final),
         "score_labels": dict(SCORE_LABELS),
     }
+    if record.get("agents"):  # who sat where (validated: one string a seat)
+        meta["players"] = list(record["agents"])
     return {"meta": meta, "frames": frames}
 
 
@@ -299,7 +306,14 @@ _JS = r"""
   // own properties only: a card named "constructor" must not find Object's
   const cardText = Object.assign(Object.create(null), data.meta.card_text || {});
   const scoreLabels = Object.assign(Object.create(null), data.meta.score_labels || {});
+  const players = Array.isArray(data.meta.players) ? data.meta.players : null;
   let step = 0;
+
+  // "player_1 (heuristic)" when the record names its seats, else "player_1"
+  function seatName(p) {
+    const who = players && typeof players[p] === "string" ? players[p] : "";
+    return "player_" + p + (who ? " (" + who + ")" : "");
+  }
 
   function el(tag, attrs, text) {
     const e = document.createElement(tag);
@@ -315,7 +329,8 @@ _JS = r"""
         ul.appendChild(el("li", text === undefined ? {} : {"title": text}, item));
         continue;
       }
-      const li = el("li", {"data-owner": item.owner}, item.card + " (player_" + item.owner + ")");
+      const li = el("li", {"data-owner": item.owner},
+        item.card + " (" + seatName(item.owner) + ")");
       li.appendChild(el("span", {"class": "acts"},
         "public: " + item.public + " | private: " + item.private));
       ul.appendChild(li);
@@ -324,10 +339,10 @@ _JS = r"""
   function seatBox(s, f) {
     const acting = f.decision && f.decision.player === s.seat;
     const box = el("div", {"class": "seat" + (acting ? " acting" : ""), "data-seat": s.seat});
-    box.appendChild(el("h3", {}, "player_" + s.seat + (f.leader === s.seat ? " (leader)" : "")));
+    box.appendChild(el("h3", {}, seatName(s.seat) + (f.leader === s.seat ? " (leader)" : "")));
     const stats = el("div", {"class": "stats"});
     stats.appendChild(el("span", {"class": "fort-level"}, "Fort Level " + s.fort_level));
-    stats.appendChild(el("span", {"class": "score"}, "score " + s.score));
+    stats.appendChild(el("span", {"class": "score"}, "Victory Track " + s.score));
     stats.appendChild(el("span", {"class": "stuff"},
       "Stuff " + s.stuff[0] + " pizza " + s.stuff[1] + " toys"));
     stats.appendChild(el("span", {"class": "pack"},
@@ -350,9 +365,9 @@ _JS = r"""
       "decision " + step + " / " + (frames.length - 1);
     document.getElementById("slider").value = String(step);
     document.getElementById("turn").textContent =
-      f.turn > 0 ? "Turn " + f.turn + ", player_" + f.leader + " leads" : "Draft";
+      f.turn > 0 ? "Turn " + f.turn + ", " + seatName(f.leader) + " leads" : "Draft";
     document.getElementById("decision").textContent = f.decision
-      ? "player_" + f.decision.player + " decides: " + f.decision.kind
+      ? seatName(f.decision.player) + " decides: " + f.decision.kind
       : (data.meta.finished ? "Game over" : "The record stops here");
     document.getElementById("action").textContent = f.action ? "chooses: " + f.action.text : "";
     fillCards(document.getElementById("park"), f.park);
@@ -373,12 +388,12 @@ _JS = r"""
       table.appendChild(head);
       f.final.scores.forEach((row, p) => {
         const tr = el("tr", {"data-seat": p});
-        tr.appendChild(el("td", {}, "player_" + p));
+        tr.appendChild(el("td", {}, seatName(p)));
         for (const k of keys) tr.appendChild(el("td", {"class": k}, String(row[k])));
         table.appendChild(tr);
       });
       document.getElementById("winners").textContent =
-        "Winners: " + f.final.winners.map((p) => "player_" + p).join(", ");
+        "Winners: " + f.final.winners.map(seatName).join(", ");
     }
     document.body.setAttribute("data-step", String(step));
   }
