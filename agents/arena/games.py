@@ -115,6 +115,39 @@ def decision_info(state: FortState, seat: int) -> DecisionInfo:
     return DecisionInfo(state, seat)
 
 
+def act_in_env(agent: Any, env: Any) -> int:
+    """The action ``agent`` chooses for the agent to act in a Fort PettingZoo env: any bot of
+    the zoo in a plain PettingZoo loop (issue 38), with the ``info`` the tournament runner gives
+    (:class:`DecisionInfo`: ``game``, ``determinize``, ``view``...), which the env's own
+    ``info`` leaves out (a callable in every step's infos would break libraries that copy or
+    batch them). Search bots (``puct``, ``ismcts``, ``greedy``) determinise from the seat's
+    information set only, as in a tournament; bare ``ppo`` reads the table's size from
+    ``info["game"]``.
+
+    Args:
+        agent: an agent (``agents.make(spec)``) or a plain function ``(observation, info) ->
+            action``.
+        env: ``fort_env.env()`` / ``raw_env()`` (any wrapper of it), its ``agent_selection``
+            to act; or ``fort_env.parallel_env()`` (its acting seat).
+
+    Returns:
+        The chosen action (an int of the AEC env's action space; in the parallel view the
+        acting seat's action, every other seat sends ``env.wait_action``).
+
+    Raises:
+        ValueError: the game is over.
+    """
+    raw = getattr(env, "aec_env", None) or env.unwrapped
+    state = raw.fort_state()
+    if state.is_terminal():
+        raise ValueError("the game is over: no agent is to act")
+    seat = state.current_player()
+    info = decision_info(state, seat)
+    obs = LazyObservation(partial(state.observation_tensor, seat), info["action_mask"].copy)
+    act = getattr(agent, "act", None)
+    return int(act(obs, info) if act is not None else agent(obs, info))
+
+
 class Observer(Protocol):
     """Watches a game: ``before(state, seat, action)`` before each action is applied,
     ``after(state, seat, action)`` after it, ``end(state)`` at the end (its result goes into
