@@ -235,3 +235,19 @@ def test_a_tournament_without_seed_draws_one_and_its_json_is_citable() -> None:
         return {k: (v["wins"], v["mean_score"]) for k, v in result["agents"].items()}
 
     assert outcome(json.loads(again.stdout)) == outcome(out)  # the printed seed replays it
+
+
+def test_agent_objects_and_functions_play_in_a_tournament() -> None:
+    """Issue 38: a function or an agent object is accepted beside specs, named by its name."""
+    import numpy as np
+
+    import agents
+
+    def first_legal(observation, info):  # type: ignore[no-untyped-def]
+        return int(np.flatnonzero(info["action_mask"])[0])
+
+    result = run_tournament([first_legal, agents.make("random")], 2, 4, seed=1, progress=False)
+    assert set(result["agents"]) == {"first_legal", "random"}
+    assert sum(a["games"] for a in result["agents"].values()) == 8
+    with pytest.raises(ValueError, match="not a spec"):
+        run_tournament([3, "random"], 2, 2, progress=False)

@@ -260,12 +260,17 @@ def torch_threads(n: int | None) -> int | None:
 
 
 def init_worker(
-    specs: list[str], num_players: int, setup: str, cards: str | None, observer: Any = None
+    specs: list[Any], num_players: int, setup: str, cards: str | None, observer: Any = None
 ) -> None:
-    from agents import make
+    from agents import FunctionAgent, make
+
+    def build(s: Any) -> Any:
+        if isinstance(s, str):
+            return make(s)
+        return s if callable(getattr(s, "act", None)) else FunctionAgent(s)
 
     _WORKER["game"] = FortGame(num_players, setup, cards)
-    _WORKER["agents"] = [make(s) for s in specs]
+    _WORKER["agents"] = [build(s) for s in specs]
     _WORKER["observer"] = observer  # a factory: () -> Observer, or None
     torch_threads(GAME_TORCH_THREADS)  # after make: the agents' imports load torch
 

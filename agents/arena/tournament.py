@@ -144,8 +144,14 @@ def display_names(names: Sequence[str]) -> dict[str, str]:
     return short if len(set(short.values())) == len(short) else {n: n for n in names}
 
 
+def _label(agent: Any) -> str:
+    """The name an agent object or function plays under in a result."""
+    name = getattr(agent, "name", None) or getattr(agent, "__name__", None)
+    return str(name or type(agent).__name__)
+
+
 def run_tournament(
-    agent_specs: Sequence[str],
+    agent_specs: Sequence[Any],
     num_players: int,
     games: int,
     seed: int = 0,
@@ -162,7 +168,10 @@ def run_tournament(
     """Play ``games`` games between ``agent_specs`` and summarise them (module docstring).
 
     Args:
-        agent_specs: one spec per seat (``agents.make``), ``len == num_players``.
+        agent_specs: one per seat, ``len == num_players``: a spec (``agents.make``), or an
+            agent object (with ``act``) or a plain function ``(observation, info) -> action``,
+            named by its ``name`` (or ``__name__``). Objects play in this process with
+            ``workers=1``; with more workers they must be picklable; not on Ray.
         num_players: 2, 3 or 4.
         games: number of games (a multiple of ``num_players`` balances the seats exactly).
         seed: the run's seed; deals and agents' seeds derive from it.
@@ -194,7 +203,9 @@ def run_tournament(
 
     from agents import make
 
-    specs = [s.strip() for s in agent_specs]
+    # an agent object (or a plain function) plays as itself, named by its name
+    specs = [s.strip() if isinstance(s, str) else _label(s) for s in agent_specs]
+    players = [s.strip() if isinstance(s, str) else s for s in agent_specs]
     if len(specs) != num_players:
         raise ValueError(
             f"{len(specs)} agents for {num_players} players: give one agent per seat "
@@ -202,9 +213,14 @@ def run_tournament(
         )
     if games < 1 or workers < 1:
         raise ValueError("games and workers must be at least 1")
-    for s in specs:  # fail fast on unknown names, in this process
-        make(s)
+    for p in players:  # fail fast on unknown names, in this process
+        if isinstance(p, str):
+            make(p)
+        elif not (callable(getattr(p, "act", None)) or callable(p)):
+            raise ValueError(f"agent {p!r}: not a spec, an agent (with act) or a function")
     FortGame(num_players, setup, cards)  # and on a bad configuration
+    if ray_address is not None and any(not isinstance(p, str) for p in players):
+        raise ValueError("agents played on Ray are given by spec; an agent object plays locally")
     if ray_address is not None:  # and on no Ray or no cluster there
         from agents.arena.ray_games import connect
 
@@ -224,7 +240,7 @@ def run_tournament(
         elif workers == 1:
             # torch is loaded by now if an agent needs it (the agents were made above)
             threads_before = torch_threads(GAME_TORCH_THREADS)
-            init_worker(specs, num_players, setup, cards, observer)
+            init_worker(players, num_players, setup, cards, observer)
             try:
                 for job in jobs:
                     records.append(run_one(job))
@@ -240,7 +256,7 @@ def run_tournament(
                 max_workers=workers,
                 mp_context=multiprocessing.get_context("forkserver"),
                 initializer=init_worker,
-                initargs=(specs, num_players, setup, cards, observer),
+                initargs=(players, num_players, setup, cards, observer),
             ) as pool:
                 futures = [pool.submit(run_one, job) for job in jobs]
                 for future in as_completed(futures):
