@@ -41,11 +41,8 @@ def source_commit(root: Path = _ROOT) -> tuple[str | None, bool | None]:
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def model_files(spec: str, num_players: int) -> list[Path]:

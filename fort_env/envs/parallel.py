@@ -109,11 +109,7 @@ class FortParallelEnv(ParallelEnv):  # type: ignore[no-any-unimported]
         CardDataError: malformed card data.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["human", "ansi"],
-        "name": "fort_v0",
-        "is_parallelizable": True,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**raw_env.metadata, "is_parallelizable": True}
 
     def __init__(
         self,
