@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Any
 
 import torch
 
 from train.bench_ppo import train_throughput
 
-ROWS = [
+ROWS: list[tuple[str, dict[str, Any]]] = [
     ("cuda", {}),
     ("cuda", {"n_envs": 256, "n_steps": 64, "batch_size": 4096}),
     ("cuda", {"n_envs": 256, "n_steps": 128, "batch_size": 8192, "critic": "table"}),
