@@ -61,7 +61,7 @@ def render() -> str:
         "NUM_SUITS", "COIN", "STUFF_CAPACITY", "MAX_FORT_LEVEL", "XXL_BACKPACK_BONUS",
         "SCORE_TRIGGER", "MACARONI_POINTS", "HAND_SIZE", "STARTING_KIDS", "PARK_SIZE",
         "MIN_PLAYERS", "MAX_PLAYERS", "IN_BOX", "IN_STACK", "USED", "TERMINAL_PLAYER",
-        "SEED_LIMIT",
+        "SEED_LIMIT", "SEARCH_NODE_BUDGET",
     ):  # fmt: skip
         const(name, getattr(C, name))
     const("NUM_MADE_UP_RULES", len(C.MADE_UP_RULES))

@@ -4,7 +4,7 @@
 # quick preset briefly on CUDA. Wheels for what its image lacks travel in .whl/ (pure Python:
 # lark, gymnasium, pettingzoo, openskill, stable-baselines3, sb3-contrib, farama-notifications).
 # Run through the device tool: command "bash scripts/gpu_check.sh", carry [".whl"].
-# Writes its figures under $OUT (default /tmp/gpu_out).
+# Writes its figures under $OUT (default /tmp/gpu_out). ONLY_TESTS=1 stops after the tests.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gpu_out}
@@ -22,8 +22,9 @@ python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile
 echo "build+install: $(( $(date +%s) - start )) s"
 cd /tmp  # import the installed package, not the source tree
 python3 -c "import torch, fort_env.native._core as c; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())"
-python3 -m pytest -q -p no:cacheprovider "$repo/tests/test_lean_ppo.py" -k "cuda or devices" \
+python3 -m pytest -q -p no:cacheprovider --import-mode=importlib "$repo/tests/test_lean_ppo.py" -k "cuda or devices" \
     --rootdir "$repo" 2>&1 | tail -5 || true
+if [ "${ONLY_TESTS:-0}" = 1 ]; then exit 0; fi  # ONLY_TESTS=1: the build and the CUDA tests
 python3 -m fort_env.tools.cli bench --train --device cuda --train-seconds "$SECONDS_EACH" \
     --seconds 0.5 --rounds 1 --json > "$OUT/bench_cuda.json" || echo "bench failed"
 python3 -c "import json; t=json.load(open('$OUT/bench_cuda.json'))['train']; print({k: t.get(k) for k in ('device','samples_per_s','baseline_samples_per_s','ratio','env_threads','torch_threads')})" || true

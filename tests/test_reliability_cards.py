@@ -17,11 +17,14 @@ from fort_env.game.cards import (
     MAX_ACTION_STEPS,
     MAX_BOARDS,
     MAX_CARD_FILE_BYTES,
+    MAX_CHAINED_STEPS,
     MAX_COPIES,
     MAX_LEVEL_POINTS,
     MAX_STEP_COST,
+    chained_steps,
     parse_action,
 )
+from fort_env.game.errors import StateError
 from fort_env.native import backend as cpp_backend
 
 DATA = Path(fort_env.__file__).parent / "data"
@@ -368,3 +371,70 @@ def test_a_file_that_is_not_a_readable_text_file_is_card_data_error(
     e = outcome[0]
     assert (Path(e.path), e.card, e.field) == (root / filename, None, None)
     assert words in e.problem
+
+
+CHAIN = "(recruit -> trash_rival -> lookout -> trash) x {k}"
+
+
+def _chain_cards(tmp_path: Path, k: int) -> Path:
+    """Every card's public action the chain repeated k times (issue 42, item 3)."""
+    root = tmp_path / f"x{k}"
+    shutil.copytree(DATA, root)
+    text = (root / "cards.toml").read_text()
+    lines = [
+        f'public = "{CHAIN.format(k=k)}"' if line.startswith("public = ") else line
+        for line in text.splitlines()
+    ]
+    (root / "cards.toml").write_text("\n".join(lines) + "\n")
+    return root
+
+
+@pytest.mark.parametrize("k", [5, 32])
+def test_a_long_repeated_chain_is_refused_at_load(tmp_path: Path, k: int) -> None:
+    """Issue 42: at x 6 one decision took 12 s, at x 32 it never returned (GIL held). The
+    chain unrolls to 4k steps, past MAX_CHAINED_STEPS: refused when the cards load."""
+    with pytest.raises(CardDataError, match=f"to {4 * k} steps") as err:
+        FortGame(2, cards=str(_chain_cards(tmp_path, k)))
+    assert err.value.field == "public" and str(MAX_CHAINED_STEPS) in err.value.problem
+    assert chained_steps(parse_action(CHAIN.format(k=k))) == 4 * k
+
+
+@pytest.mark.parametrize("backend", ["python", "cpp"])
+def test_a_chain_at_the_limit_loads_and_plays(tmp_path: Path, backend: str) -> None:
+    if backend == "cpp" and not cpp_backend.available():
+        pytest.skip("compiled core not built")
+    k = MAX_CHAINED_STEPS // 4
+    game = FortGame(2, cards=str(_chain_cards(tmp_path, k)), backend=backend)
+    rng = np.random.default_rng(0)
+    s = game.new_initial_state(1)
+    for _ in range(150 if backend == "cpp" else 40):
+        if s.is_terminal():
+            break
+        s.apply_action(int(rng.choice(s.legal_actions())))
+    assert chained_steps(parse_action("(gather(toys) -> pack) x glue")) == 0  # suit counts: 0
+
+
+def test_the_search_budget_stops_what_loading_cannot_see(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search past constants.SEARCH_NODE_BUDGET is one StateError, not a hang: here with
+    the budget lowered so that a shipped position's search exceeds it (Python engine)."""
+    from fort_env.game.rules import search
+
+    game = FortGame(2, backend="python")
+    rng = np.random.default_rng(3)
+    s = game.new_initial_state(3)
+    monkeypatch.setattr(search, "SEARCH_NODE_BUDGET", 0)
+    refused = 0
+    for _ in range(300):
+        if s.is_terminal():
+            break
+        s.legal_cache = None
+        try:
+            legal = s.legal_actions()
+        except StateError as e:
+            assert "legality search" in str(e)
+            refused += 1
+            monkeypatch.setattr(search, "SEARCH_NODE_BUDGET", 10**9)
+            legal = s.legal_actions()
+            monkeypatch.setattr(search, "SEARCH_NODE_BUDGET", 0)
+        s.apply_action(int(rng.choice(legal)))
+    assert refused > 0

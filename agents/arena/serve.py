@@ -36,8 +36,8 @@ The page (``agents/arena/static/play.html``, vanilla JavaScript) talks to a JSON
 
 Bad input (a malformed or illegal action, an unknown game or bot, a bad or oversized body)
 gets a 4xx JSON ``{"error": "..."}`` naming the problem and leaves the game as it was; no
-stack trace reaches the client. The bots think in a worker thread (``run_in_threadpool``), off
-the event loop; one request at a time acts on a game.
+stack trace reaches the client. The bots think in worker threads, at most
+``server_limits.BOT_THREADS`` at once, off the event loop; one request at a time acts on a game.
 
 The server defends itself against the web pages its user visits and against other clients
 (issue 42):
@@ -81,7 +81,6 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -92,6 +91,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents.arena.games import decision_info
 from agents.arena.human import _describe, _hand_text, _public_text, rivals_needed, unplayable
+from agents.arena.server_limits import (
+    UVICORN_LIMITS,
+    Thinker,
+    limit_malloc_arenas,
+    trim_memory,
+)
 from agents.base import Agent, LazyObservation
 from fort_env import FortGame, FortState
 from fort_env.game.constants import MADE_UP_RULES, SEED_LIMIT
@@ -383,8 +388,11 @@ class GameStore:
 
     def _expire(self) -> None:
         now = self.clock()
-        for gid in [g for g, game in self.games.items() if now - game.last_used > self.idle_s]:
+        gone = [g for g, game in self.games.items() if now - game.last_used > self.idle_s]
+        for gid in gone:
             del self.games[gid]
+        if gone:
+            trim_memory()  # their bots' memory back to the system (server_limits)
 
     def _evict_longest_idle(self, games: Iterable[Game]) -> None:
         oldest = min(games, key=lambda g: g.last_used)
@@ -652,6 +660,7 @@ def create_app(
     games = store if store is not None else GameStore()
     allowed = frozenset(LOOPBACK_NAMES) | {host_name(h) for h in allowed_hosts}
     rivals = dict(rivals or {})
+    thinker = Thinker()  # bot moves: BOT_THREADS at once (server_limits)
 
     async def page(request: Request) -> Response:
         html = PAGE.read_text(encoding="utf-8").replace("/*__REPLAY_CSS__*/", _CSS)
@@ -668,7 +677,7 @@ def create_app(
         games.add(game, client_key(request.client.host if request.client else None))
         try:
             with game.lock:
-                await run_in_threadpool(game.advance)
+                await thinker.run(game.advance)
         except BaseException:
             games.games.pop(game.id, None)
             raise
@@ -695,7 +704,7 @@ def create_app(
             raise ApiError(409, "the game is busy with another request")
         games.touch(game)  # its player acted (a GET does not keep a game alive)
         try:
-            await run_in_threadpool(game.play, action)
+            await thinker.run(game.play, action)
             return JSONResponse(game.view())
         finally:
             game.lock.release()
@@ -712,7 +721,7 @@ def create_app(
 
     async def replay_page(request: Request) -> Response:
         game = finished(request)
-        data = await run_in_threadpool(build_frames, game.record())
+        data = await thinker.run(build_frames, game.record())
         title = f"Fort replay: {len(game.players)} players, seed {game.seed}"
         return HTMLResponse(render_html(data, title))
 
@@ -775,5 +784,6 @@ def serve(
             "(--allowed-host NAME for each name other than the loopback ones and --host)."
         )
     app = create_app(allowed_hosts=allowed, rivals=rivals)
+    limit_malloc_arenas()  # the bot threads' freed memory goes back (server_limits)
     print(f"Play Fort at http://{'[' + host + ']' if ':' in host else host}:{port}/")
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", **UVICORN_LIMITS)

@@ -115,4 +115,7 @@ void bind_mask(py::module_& m) {
     m.def("search_memo_size", &fort::search_memo_size,
           "Entries in the calling thread's search memo.");
     m.def("clear_search_memo", &fort::clear_search_memo, "Empty the calling thread's search memo.");
+    m.def("search_nodes_peak", &fort::search_nodes_peak, py::arg("reset") = false,
+          "The most positions one legality search of the calling thread expanded (since the "
+          "last reset), against constants.SEARCH_NODE_BUDGET; reset=True starts again.");
 }

@@ -73,6 +73,13 @@ MULT_SUIT, MULT_ANY_SUIT, MULT_FORT_LEVEL, MULT_PACK_SIZE, MULT_LOOKOUT_SIZE, MU
 
 Effect = tuple[Any, ...]
 MAX_ACTION_STEPS = 128  # the most steps an action unrolls to (see max_steps)
+# The most steps a constant multiplier may unroll a body of two or more steps to (see
+# chained_steps): each such repetition is a fresh choice of every step, which the exact legality
+# search explores in turn, so its cost grows exponentially with this count ("(recruit ->
+# trash_rival -> lookout -> trash) x 6" took 12 s a decision; x 4, 16 steps, 0.02-0.7 s). The
+# shipped cards repeat multi-step bodies by suit counts only (0 here); the search's own budget
+# (constants.SEARCH_NODE_BUDGET) bounds what this cannot see (issue 42, docs/reliability.md).
+MAX_CHAINED_STEPS = 16
 
 
 def _short(text: str) -> str:
@@ -217,6 +224,19 @@ def max_steps(node: Effect | None) -> int:
         return max_steps(node[1]) + max_steps(node[2])
     bound = node[3] if node[2] == MULT_CONST else _MULT_BOUND[node[2]]
     return bound * max_steps(node[1])
+
+
+def chained_steps(node: Effect | None) -> int:
+    """The most steps a constant multiplier unrolls a body of two or more steps to, anywhere in
+    an effect tree (0 if there is none); nested multipliers multiply (``MAX_CHAINED_STEPS``)."""
+    if node is None or node[0] == ATOM:
+        return 0
+    if node[0] == THEN:
+        return max(chained_steps(node[1]), chained_steps(node[2]))
+    inner = chained_steps(node[1])
+    if node[2] == MULT_CONST and node[1][0] != ATOM:
+        return max(inner, int(node[3]) * max_steps(node[1]))
+    return inner
 
 
 def count_verb(node: Effect | None, verb: int) -> int:
@@ -404,6 +424,13 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
                 raise CardDataError(
                     path, name, side,
                     f"{text!r} can unroll to {longest} steps; the limit is {MAX_ACTION_STEPS}",
+                )  # fmt: skip
+            chained = chained_steps(parsed[side])
+            if chained > MAX_CHAINED_STEPS:
+                raise CardDataError(
+                    path, name, side,
+                    f"{text!r} unrolls a repeated chain of steps to {chained} steps; a constant "
+                    f"multiplier may unroll a chain to at most {MAX_CHAINED_STEPS} steps",
                 )  # fmt: skip
         unknown = set(entry) - {"name", "suits", "public", "private", "copies", "board"}
         if unknown:

@@ -172,6 +172,10 @@ def search_memo_size() -> int:
 def clear_search_memo() -> None:
     """Empty the calling thread's search memo."""
 
+def search_nodes_peak(reset: bool = False) -> int:
+    """The most positions one legality search of the calling thread expanded (since the last
+    reset), against constants.SEARCH_NODE_BUDGET; reset=True starts again."""
+
 # ------------------------------------------------------------------- views_bind.cc (C)
 def observation_size(game: Game) -> int:
     """observation_layout(game).size: the length of an observation of this game."""

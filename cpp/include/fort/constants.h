@@ -24,6 +24,7 @@ inline constexpr int64_t IN_STACK = -1;
 inline constexpr int64_t USED = -3;
 inline constexpr int64_t TERMINAL_PLAYER = -4;
 inline constexpr int64_t SEED_LIMIT = 4611686018427387904;
+inline constexpr int64_t SEARCH_NODE_BUDGET = 100000;
 inline constexpr int64_t NUM_MADE_UP_RULES = 11;
 inline constexpr int64_t NUM_PERKS = 9;
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "fort/game/errors.h"
 #include "fort/rules/base.h"
 #include "fort/rules/flow.h"
 #include "fort/rules/verbs.h"
@@ -252,7 +253,7 @@ void program_done(State& state) {
         state.ctx[C_STAGE] = ST_PROBE_DONE;
         state.ctx[C_SERIAL] += 1;
     } else {
-        throw std::logic_error("program ended in stage " + std::to_string(stage));
+        throw StateError("ctx.stage", PROGRAM_IN_NO_STAGE);  // a state written from outside
     }
 }
 

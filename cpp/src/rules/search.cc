@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "fort/game/errors.h"
 #include "fort/game/game.h"
 #include "fort/game/state.h"
 #include "fort/rules/base.h"
@@ -204,14 +205,20 @@ void memo_key(const State& s, int64_t goal, std::vector<uint8_t>& buf) {
 // (Python's own search would stop with RecursionError, a RuntimeError).
 constexpr int MAX_SEARCH_DEPTH = 1000;
 thread_local int tl_search_depth = 0;
+// Positions expanded by the search begun at depth 0, or by every search of one compute_legal
+// (search.py _Budget): a state written
+// through the views, or a card set whose actions branch at every step, would otherwise make
+// the search exponential and hold the GIL for hours (issue 42); past SEARCH_NODE_BUDGET it
+// throws StateError. The most a game of the shipped cards needs is far below (reliability.md).
+thread_local int64_t tl_search_nodes = 0;
+thread_local int64_t tl_search_nodes_peak = 0;  // the most of one search (search_nodes_peak)
 
 struct DepthGuard {
     DepthGuard() {
+        if (tl_search_depth == 0) tl_search_nodes = 0;
         if (++tl_search_depth > MAX_SEARCH_DEPTH) {
             --tl_search_depth;
-            throw std::runtime_error("the exact-mask search went deeper than " +
-                                     std::to_string(MAX_SEARCH_DEPTH) +
-                                     " levels: the state cannot be reached by the rules");
+            throw StateError("position", SEARCH_TOO_DEEP);
         }
     }
     ~DepthGuard() { --tl_search_depth; }
@@ -367,6 +374,8 @@ std::vector<int> compute_legal(State& state) {
         std::sort(raw.begin(), raw.end());
         return raw;
     }
+    // one budget for the searches of every class (tl_search_nodes): a level of its own
+    const DepthGuard session;
     const int64_t goal = state.ctx[C_SERIAL];
     std::vector<EqKey> keys;                 // the classes, in order of first appearance
     std::vector<std::vector<int>> members;
@@ -510,13 +519,23 @@ bool adding_cannot_help(const State& state) {
     return count_for(state, outer.mult, outer.arg, leader, state.play_suits.data(), any_suit) >= 1;
 }
 
+namespace {
+// search._expand: search_children, counted against the budget
+bool expand(State& state, int64_t goal) {
+    if (++tl_search_nodes > SEARCH_NODE_BUDGET)
+        throw StateError("position", SEARCH_BUDGET_EXCEEDED);
+    tl_search_nodes_peak = std::max(tl_search_nodes_peak, tl_search_nodes);
+    return search_children(state, goal);
+}
+}  // namespace
+
 // search.search (the memo: see search.h)
 bool search(State& state, int64_t goal) {
     if (state.ctx[C_PROGRAM_FAILED]) return false;
     if (state.ctx[C_SERIAL] > goal || !searched_stage(state.ctx[C_STAGE])) return true;
     if (constraint_met(state)) return true;
     const DepthGuard depth;  // (not in Python: its recursion limit plays this part)
-    if (tl_memo_off > 0) return search_children(state, goal);
+    if (tl_memo_off > 0) return expand(state, goal);
     Memo& memo = memo_for(state.game);
     thread_local std::vector<uint8_t> key;  // scratch: copied into the memo before recursing
     memo_key(state, goal, key);
@@ -526,7 +545,7 @@ bool search(State& state, int64_t goal) {
     if (known >= 0) return known != 0;
     const uint32_t offset = memo.reserve(key.data(), n);
     const uint64_t generation = memo.generation;
-    const bool result = search_children(state, goal);
+    const bool result = expand(state, goal);
     if (memo.generation == generation) memo.commit(h, offset, n, result);
     return result;
 }
@@ -590,6 +609,12 @@ bool search_children(State& state, int64_t goal) {
 }
 
 std::size_t search_memo_size() { return tl_memo.count; }
+
+int64_t search_nodes_peak(bool reset) {
+    const int64_t peak = tl_search_nodes_peak;
+    if (reset) tl_search_nodes_peak = 0;
+    return peak;
+}
 
 void clear_search_memo() { tl_memo.clear(); }
 

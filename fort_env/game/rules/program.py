@@ -31,6 +31,7 @@ from fort_env.game.constants import (
     LOOKOUT,
     MAX_FORT_LEVEL,
 )
+from fort_env.game.errors import StateError
 from fort_env.game.fields import (
     C_ANY_SUIT_PRIVATE,
     C_ANY_SUIT_PUBLIC,
@@ -281,12 +282,18 @@ def step_done(state: StateArrays) -> None:
     state.ctx[C_PC] = pc + 1
 
 
+# as cpp/include/fort/game/errors.h
+PROGRAM_IN_NO_STAGE = (
+    "an action's program ended in a stage that runs none (a position the rules cannot reach)"
+)
+
+
 def program_done(state: StateArrays) -> None:
     """The running action has ended: go on as the stage that ran it says (``PROGRAM_DONE``)."""
     stage = state.ctx[C_STAGE]
     then = PROGRAM_DONE.get(stage)
     if then is None:
-        raise AssertionError(f"program ended in stage {stage}")
+        raise StateError("ctx.stage", PROGRAM_IN_NO_STAGE)  # a state written from outside
     then(state)
 
 

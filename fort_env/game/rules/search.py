@@ -10,6 +10,7 @@ ADD and ADD_COIN rows of ``legality.LEGAL``, the local rules it searches over.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from hashlib import blake2b as _blake2b
 from typing import cast
@@ -24,7 +25,8 @@ from fort_env.game.cards import (
     first_step,
     multipliers,
 )
-from fort_env.game.constants import COIN, HAND, LOOKOUT, NUM_SUITS
+from fort_env.game.constants import COIN, HAND, LOOKOUT, NUM_SUITS, SEARCH_NODE_BUDGET
+from fort_env.game.errors import StateError
 from fort_env.game.fields import (
     C_ACTION_STEP,
     C_ANY_SUIT_PRIVATE,
@@ -54,6 +56,35 @@ from fort_env.game.stages import ST_ACTION, ST_FOLLOW, ST_PLAY
 from fort_env.game.state_arrays import StateArrays
 
 SEARCH_MEMO_LIMIT = 200_000  # entries (16-byte digests) before the memo is cleared
+SEARCH_BUDGET_EXCEEDED = (
+    "the legality search for this play expanded more positions than its budget "
+    "(search.SEARCH_NODE_BUDGET): the position is not one the rules reach, or the card set's "
+    "actions branch too much"
+)  # as cpp/include/fort/game/errors.h
+SEARCH_TOO_DEEP = (
+    "the legality search for this play went deeper than its limit: the position is not one "
+    "the rules reach"
+)  # Python's RecursionError; C++'s MAX_SEARCH_DEPTH (errors.h)
+
+
+class _Budget(threading.local):
+    """The positions expanded by the search open on this thread: counted from the outermost
+    ``compute_legal`` or ``search`` (``depth`` 0) and refused past
+    ``constants.SEARCH_NODE_BUDGET`` with :class:`StateError` (the C++ core's
+    ``tl_search_nodes``): a state written through the views, or a card set whose actions
+    branch at every step, would make the search exponential (issue 42)."""
+
+    depth = 0
+    nodes = 0
+
+
+_BUDGET = _Budget()
+
+
+def _open(budget: _Budget) -> None:
+    if budget.depth == 0:
+        budget.nodes = 0
+    budget.depth += 1
 
 
 class SearchTables:
@@ -107,6 +138,17 @@ def compute_legal(state: StateArrays) -> list[int]:
     raw = legality.raw_legal(state)
     if state.ctx[C_STAGE] not in SEARCHED_STAGES or constraint_met(state):
         return sorted(raw)
+    budget = _BUDGET  # one budget for the searches of every class
+    _open(budget)
+    try:
+        return _searched_legal(state, raw)
+    except RecursionError:  # a state from outside that loops (C++: MAX_SEARCH_DEPTH)
+        raise StateError("position", SEARCH_TOO_DEEP) from None
+    finally:
+        budget.depth -= 1
+
+
+def _searched_legal(state: StateArrays, raw: list[int]) -> list[int]:
     L = state.game.layout
     goal = int(state.ctx[C_SERIAL])
     classes: dict[object, list[int]] = {}
@@ -281,7 +323,15 @@ def search(state: StateArrays, goal: int) -> bool:
         return known
     if len(memo) >= SEARCH_MEMO_LIMIT:
         memo.clear()
-    result = search_children(state, goal)
+    budget = _BUDGET
+    _open(budget)
+    try:
+        budget.nodes += 1
+        if budget.nodes > SEARCH_NODE_BUDGET:
+            raise StateError("position", SEARCH_BUDGET_EXCEEDED)
+        result = search_children(state, goal)
+    finally:
+        budget.depth -= 1
     memo[key] = result
     return result
 

@@ -152,4 +152,8 @@ class MemoOff {
 std::size_t search_memo_size();
 void clear_search_memo();
 
+// The most positions one search (from depth 0) of the calling thread has expanded since the
+// last reset, against SEARCH_NODE_BUDGET (constants.h); `reset` starts the count again.
+int64_t search_nodes_peak(bool reset);
+
 }  // namespace fort

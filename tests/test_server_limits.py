@@ -1,0 +1,85 @@
+"""The browser server's resource bounds (``agents/arena/server_limits.py``, issue 42 item 3)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+anyio = pytest.importorskip("anyio")
+
+from agents.arena import serve as serve_module  # noqa: E402
+from agents.arena.server_limits import (  # noqa: E402
+    BOT_THREADS,
+    UVICORN_LIMITS,
+    Thinker,
+    limit_malloc_arenas,
+    trim_memory,
+)
+
+
+def test_bot_moves_run_at_most_bot_threads_at_once() -> None:
+    """Twelve games asking at once: never more than BOT_THREADS moves run together, and every
+    one runs (anyio's default pool would run 40 at once)."""
+    thinker = Thinker()
+    lock = threading.Lock()
+    running, peak, done = 0, 0, []
+
+    def move(k: int) -> int:
+        nonlocal running, peak
+        with lock:
+            running += 1
+            peak = max(peak, running)
+        time.sleep(0.02)
+        with lock:
+            running -= 1
+        return k
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for k in range(12):
+
+                async def one(k: int = k) -> None:
+                    done.append(await thinker.run(move, k))
+
+                tg.start_soon(one)
+
+    anyio.run(main)
+    assert sorted(done) == list(range(12))
+    assert 1 < peak <= BOT_THREADS
+    with pytest.raises(ValueError, match="at least 1"):
+        Thinker(0)
+
+
+def test_serve_hands_uvicorn_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    uvicorn = pytest.importorskip("uvicorn")
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    serve_module.serve(port=0)
+    for key, value in UVICORN_LIMITS.items():
+        assert seen[key] == value
+    assert seen["h11_max_incomplete_event_size"] <= 16 * 1024
+    assert seen["limit_concurrency"] >= 1 and seen["timeout_keep_alive"] <= 10
+
+
+def test_a_header_past_the_limit_is_refused_by_h11() -> None:
+    """The limit uvicorn passes to h11: a 100 KB request head is a protocol error there."""
+    h11 = pytest.importorskip("h11")
+    conn = h11.Connection(
+        h11.SERVER, max_incomplete_event_size=UVICORN_LIMITS["h11_max_incomplete_event_size"]
+    )
+    conn.receive_data(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 100_000)
+    with pytest.raises(h11.RemoteProtocolError):
+        conn.next_event()
+
+
+def test_malloc_settings_apply_on_glibc() -> None:
+    import platform
+
+    applied = limit_malloc_arenas()
+    trim_memory()  # never raises
+    if platform.libc_ver()[0] == "glibc":
+        assert applied
