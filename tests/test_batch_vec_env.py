@@ -9,7 +9,7 @@ at the boundary (one clear error, nothing changed), and MaskablePPO learning on 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -17,11 +17,9 @@ import pytest
 
 pytest.importorskip("stable_baselines3")
 
-from fort_env.envs import single_agent as wrappers
 from fort_env.envs.single_agent import SingleAgentEnv
 from fort_env.envs.vector import FortBatchVecEnv, opponent_code, random_legal_actions
 from fort_env.game.errors import ConfigError, IllegalActionError
-from fort_env.game.rng import EventRng
 from fort_env.native import backend as cpp_backend
 
 if not cpp_backend.available():  # pragma: no cover
@@ -66,21 +64,12 @@ class BatchedFirst:
 
 
 # --------------------------------------------------------------------------- the same games
-def _seed_sequences(bases: list[int]) -> list[Iterator[int]]:
-    def seeds(base: int) -> Iterator[int]:
-        k = 0
-        while True:
-            yield EventRng(base, k).below(2**62)
-            k += 1
-
-    return [seeds(b) for b in bases]
-
-
 @pytest.mark.parametrize("threads", [1, 3])
-def test_the_same_games_as_single_agent_envs(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
-    """FortBatchVecEnv(seed=s) plays env i's games as a SingleAgentEnv dealt the batch's seed
-    sequence of base s + i: observations, rewards (shaping and the rank reward), dones, infos,
-    with Python opponents of both kinds (called env by env; batched) in a 3-player game."""
+def test_the_same_games_as_single_agent_envs(threads: int) -> None:
+    """FortBatchVecEnv(seed=s) plays env i's games as a SingleAgentEnv reset with seed s + i
+    (which deals the batch's seed sequence and seats: SingleAgentEnv's "Seeding"):
+    observations, rewards (shaping and the rank reward), dones, infos, with Python opponents of
+    both kinds (called env by env; batched) in a 3-player game."""
     b, seed, n = 3, 5, 3
     opponents = [first_legal, BatchedFirst()]
     venv = FortBatchVecEnv(
@@ -92,9 +81,6 @@ def test_the_same_games_as_single_agent_envs(monkeypatch: pytest.MonkeyPatch, th
         shaping=0.5,
         threads=threads,
     )
-    sequences = _seed_sequences([seed + i for i in range(b)])
-    current = [0]
-    monkeypatch.setattr(wrappers, "draw_game_seed", lambda rng: next(sequences[current[0]]))
     refs = [
         SingleAgentEnv(
             num_players=n, opponents=[first_legal, first_legal], reward="rank", shaping=0.5
@@ -104,8 +90,7 @@ def test_the_same_games_as_single_agent_envs(monkeypatch: pytest.MonkeyPatch, th
     games = [0] * b
 
     def ref_reset(i: int) -> np.ndarray:
-        current[0] = i
-        obs, _ = refs[i].reset(options={"seat": ((seed + i) % n + games[i]) % n})
+        obs, _ = refs[i].reset(seed=seed + i if games[i] == 0 else None)  # then the next game
         games[i] += 1
         return obs
 
@@ -118,7 +103,6 @@ def test_the_same_games_as_single_agent_envs(monkeypatch: pytest.MonkeyPatch, th
         actions = random_legal_actions(venv.action_masks(), rng)
         obs, rewards, dones, infos = venv.step(actions)
         for i, ref in enumerate(refs):
-            current[0] = i
             o, r, term, _, info = ref.step(int(actions[i]))
             assert dones[i] == term and np.float32(r) == rewards[i]
             assert infos[i]["seat"] == info["seat"] and infos[i]["game_seed"] == info["game_seed"]

@@ -153,3 +153,28 @@ def test_single_agent_env_last_step_mask() -> None:
     assert not env.action_masks().any()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
+
+
+def test_both_vector_modes_deal_the_same_games_from_one_seed() -> None:
+    """Issue 38: ``sync`` (SingleAgentEnvs) and ``vector_entry_point`` (the C++ batch) dealt
+    different games from the same seed; now env i's k-th game has seed EventRng(s + i, k) and
+    the same learner seat in both (opponents play differently: random in Python or in C++)."""
+    seeds: dict[str, list[list[tuple[int, int]]]] = {}
+    for mode in ("sync", "vector_entry_point"):
+        envs = gymnasium.make_vec(GYM_ID, num_envs=3, vectorization_mode=mode, num_players=3)
+        _, infos = envs.reset(seed=21)
+        rng = np.random.default_rng(0)
+        games: list[list[tuple[int, int]]] = [
+            [(int(infos["game_seed"][i]), int(infos["seat"][i]))] for i in range(3)
+        ]
+        while min(len(g) for g in games) < 4:
+            mask = infos["action_mask"].astype(bool)
+            _, _, _, _, infos = envs.step(masked_random(mask, rng))
+            for i in range(3):  # a new game: its seed (sync resets on the next step)
+                now = (int(infos["game_seed"][i]), int(infos["seat"][i]))
+                if now != games[i][-1]:
+                    games[i].append(now)
+        seeds[mode] = [g[:4] for g in games]
+        envs.close()
+    assert seeds["sync"] == seeds["vector_entry_point"]
+    assert len({s for g in seeds["sync"] for s, _ in g}) == 12  # twelve different deals

@@ -145,7 +145,12 @@ def train_command(
         typer.Option(min=0.01, max=10**6, help="override the training wall-time budget (minutes)"),
     ] = None,
     n_envs: Annotated[
-        int | None, typer.Option(min=1, max=256, help="override the parallel environments")
+        int | None,
+        typer.Option(
+            min=1,
+            max=4096,
+            help="override the parallel environments (at most 256 with --algo maskable_ppo)",
+        ),
     ] = None,
     num_players: Annotated[
         int | None,

@@ -159,6 +159,8 @@ Buffers buffers(const fort::Batch& batch, const py::handle& out) {
     bs.out.illegal = buffer<bool>(bs.keep, d, "illegal", {b});
     bs.out.terminal_obs = buffer<float>(bs.keep, d, "terminal_obs", {b, D});
     bs.out.end_info = buffer<int64_t>(bs.keep, d, "end_info", {b, fort::END_FIELDS});
+    bs.out.end_scores = buffer<int32_t>(bs.keep, d, "end_scores",
+                                        {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
     return bs;
 }
 
@@ -178,6 +180,7 @@ py::dict new_buffers(const fort::Batch& batch) {
     d["illegal"] = zeros(py::dtype::of<bool>(), {b});
     d["terminal_obs"] = zeros(py::dtype::of<float>(), {b, D});
     d["end_info"] = zeros(py::dtype::of<int64_t>(), {b, fort::END_FIELDS});
+    d["end_scores"] = zeros(py::dtype::of<int32_t>(), {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
     return d;
 }
 
@@ -203,6 +206,8 @@ SelfPlayBuffers self_play_buffers(const fort::SelfPlay& sp, const py::handle& ou
     bs.out.rewards = buffer<float>(bs.keep, d, "rewards", {b, n});
     bs.out.done = buffer<bool>(bs.keep, d, "done", {b});
     bs.out.end_info = buffer<int64_t>(bs.keep, d, "end_info", {b, fort::SP_END_FIELDS});
+    bs.out.end_scores = buffer<int32_t>(bs.keep, d, "end_scores",
+                                        {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
     return bs;
 }
 
@@ -221,6 +226,7 @@ py::dict new_self_play_buffers(const fort::SelfPlay& sp) {
     d["rewards"] = zeros(py::dtype::of<float>(), {b, n});
     d["done"] = zeros(py::dtype::of<bool>(), {b});
     d["end_info"] = zeros(py::dtype::of<int64_t>(), {b, fort::SP_END_FIELDS});
+    d["end_scores"] = zeros(py::dtype::of<int32_t>(), {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
     return d;
 }
 
@@ -281,7 +287,7 @@ messages).)doc")
              "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
              "actor int8 (B,), seat int8 (B,), game_seed int64 (B,), reward float32 (B,), "
              "done bool (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 "
-             "(B, 3) (batch.h BatchOut).")
+             "(B, 3), end_scores int32 (B, 4, 6) (batch.h BatchOut).")
         .def(
             "set_opponents",
             [](fort::Batch& b, const py::handle& env_ids, const py::handle& codes) {
@@ -383,7 +389,8 @@ ConfigError for a bad first_player or reward mode.)doc")
         .def("buffers", &new_self_play_buffers,
              "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
              "actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), "
-             "done bool (B,), end_info int64 (B, 2) (self_play.h SelfPlayOut).")
+             "done bool (B,), end_info int64 (B, 2), end_scores int32 (B, 4, 6) (self_play.h "
+             "SelfPlayOut).")
         .def(
             "set_seats",
             [](fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& codes) {

@@ -22,7 +22,9 @@ action (the mask of an ended game, all zeros, is in ``final_info`` only).
 
 Infos (dict of arrays, Gymnasium's vector form): ``action_mask`` bool ``(B, N)``, ``seat`` int64
 ``(B,)`` (the learner's seat), ``game_seed`` int64 ``(B,)``; where a game ended, ``final_obs``
-and ``final_info`` with ``won`` (bool), ``illegal_action`` (bool) and ``winners`` (a list).
+and ``final_info`` with ``won`` (bool), ``illegal_action`` (bool), ``winners`` (a list),
+``scores`` (each seat's total) and ``score_breakdown`` (``FortState.score_breakdown()``'s
+rows: ``track``, ``fort_level``, ``made_up_rule``, ``macaroni``, ``total``, ``level``).
 ``truncations`` are always ``False``: a game ends by the rules, never by a step limit.
 
 Rewards, opponents, seats, shaping and illegal actions are ``SingleAgentEnv``'s (its module
@@ -62,7 +64,8 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         threads: threads stepping the games in C++ (1: the caller's only).
         **kwargs: :class:`~fort_env.envs.vector.FortBatchVecEnv`'s (``num_players``, ``setup``,
             ``opponents``, ``opponent_sampler``, ``seat``, ``first_player``, ``reward``,
-            ``shaping``, ``illegal_reward``, ``cards``, ``opponent_info``).
+            ``shaping``, ``illegal_reward``, ``cards``, ``opponent_info``, ``reward_fn``: a
+            batched reward function, ``fort_env.envs.reward_hooks``).
 
     Raises:
         ConfigError: a bad argument, no compiled core, or no stable-baselines3.
@@ -190,6 +193,8 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                     "won": bool(info.get("won", False)),
                     "illegal_action": bool(info.get("illegal_action", False)),
                     "winners": info.get("winners", []),
+                    "scores": info.get("scores", []),
+                    "score_breakdown": info.get("score_breakdown", []),
                 }
             )
         return out

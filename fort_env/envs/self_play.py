@@ -24,6 +24,8 @@ game_seed  int64        (B,)       the current game's seed
 rewards    float32      (B, n)     each seat's reward over the last step's transition
 done       bool         (B,)       a game ended in the last step (the row is the next game's)
 end_info   int64        (B, 2)     when ``done``: the ended game's seed and winners (bit p)
+end_scores int32        (B, 4, 6)  when ``done``: its ``score_breakdown``, row p seat p's
+                                   (columns ``fort_env.views.scoring.SCORE_COLUMNS``)
 ========== ============ ========== ==========================================================
 
 Rewards per seat (self_play.h): the final reward of ``reward`` (``fort_env.envs.aec``'s modes)
@@ -61,7 +63,9 @@ EXTERNAL = -1
 """Seat code: another policy plays the seat from Python (a frozen snapshot)."""
 
 # The buffers a step writes, in the order of the table above.
-BUFFERS = ("obs", "mask", "actor", "codes", "game_seed", "rewards", "done", "end_info")
+BUFFERS = (
+    "obs", "mask", "actor", "codes", "game_seed", "rewards", "done", "end_info", "end_scores",
+)  # fmt: skip
 
 
 def seat_code(player: str | int) -> int:
@@ -183,6 +187,12 @@ class SelfPlayBatch:
     def end_info(self) -> np.ndarray:
         """int64 ``(B, 2)``: when ``done``, the ended game's seed and winner bits."""
         return self.buffers["end_info"]
+
+    @property
+    def end_scores(self) -> np.ndarray:
+        """int32 ``(B, MAX_PLAYERS, 6)``: when ``done``, the ended game's score breakdown, row p
+        seat p's (``fort_env.views.scoring.SCORE_COLUMNS``; rows past ``n`` are zeros)."""
+        return self.buffers["end_scores"]
 
     # ------------------------------------------------------------------ calls
     def set_seats(self, env_ids: Any, codes: Any) -> None:

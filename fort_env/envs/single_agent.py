@@ -19,8 +19,10 @@ Reward             0 until the game ends, then the learner's final reward (``rew
 Episode end        ``terminated=True`` when the game ends (or on an illegal action);
                    ``truncated`` is always False
 Info               ``seat``, ``action_mask`` (int8), ``game_seed``; at the end of the game also
-                   ``won`` (the learner is among the winners), ``winners`` (seats) and
-                   ``opponents`` (their ``name``s, seat order). The last step's
+                   ``won`` (the learner is among the winners), ``winners`` (seats),
+                   ``scores`` (each seat's total), ``score_breakdown`` (``FortState.
+                   score_breakdown()``) and ``opponents`` (their ``name``s, seat order).
+                   The last step's
                    ``info["action_mask"]`` is all ones (``TERMINAL_INFO_MASK``), not all zeros:
                    see "The last step's mask" below
 =================  =============================================================================
@@ -77,9 +79,15 @@ checkers that step random actions still work.
 Seeding
 -------
 
-``reset(seed=s)`` seeds the env's generator (``self.np_random``), from which each episode draws
-the game's seed, the opponents' seeds and (when rotating) the first learner seat; the same
-seed and the same actions give the same episodes.
+``reset(seed=s)`` makes s the env's base seed and seeds its generator (``self.np_random``). The
+k-th game dealt since (a game that ends before the learner acts is dealt again and counts) has
+the seed ``EventRng(s, k).below(2**62)``, and the episode that starts with game k seats the
+learner at ``(s mod n + k) mod n`` (when rotating): the deals of the C++ batch
+(``FortBatchVecEnv``, ``cpp/include/fort/envs/batch.h``), so Gymnasium's ``sync`` vector mode and
+its ``vector_entry_point`` mode deal the same games from the same seed. The opponents' seeds
+come from the generator. ``reset()`` without a seed goes on to the next game; an env never
+seeded draws its base seed from fresh entropy. The same seed and the same actions give the
+same episodes.
 
 One front end's rules
 ---------------------
@@ -111,8 +119,10 @@ from fort_env.envs.aec import (
     is_legal,
     observation_box,
 )
+from fort_env.game.constants import SEED_LIMIT
 from fort_env.game.errors import ConfigError
 from fort_env.game.inputs import as_action, check_seed
+from fort_env.game.rng import EventRng
 from fort_env.views.text import state_to_string
 
 __all__ = [
@@ -280,8 +290,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._state: FortState | None = None
         self._opponents: list[Opponent] = list(self._default_opponents)
         self._seat = 0 if seat is None else seat  # the learner's seat this episode
-        self._seat_offset = 0  # rotation: episode e seats the learner at (offset + e) % n
-        self._episode = 0  # episodes since the last seeded reset
+        self._base_seed: int | None = None  # the seed of the last seeded reset (module docstring)
+        self._games = 0  # games dealt since: k of the next deal
         self._mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
         self._potential = 0.0
         self._game_seed = 0
@@ -341,8 +351,9 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         """Deal a new game and play the opponents up to the learner's first decision.
 
         Args:
-            seed: seeds the env's generator (episodes restart their seat rotation): ``None``
-                or an int in ``[0, 2**62)`` (``fort_env.game.inputs.check_seed``; not a bool).
+            seed: the env's base seed (its deals and seat rotation start again; the module
+                docstring's "Seeding"): ``None`` or an int in ``[0, 2**62)``
+                (``fort_env.game.inputs.check_seed``; not a bool).
             options: ``{"seat": k}`` seats the learner at ``k`` for this episode only.
 
         Raises:
@@ -356,9 +367,10 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             seed = check_seed(seed)  # the one seed range (True, 1.5, -1 are not seeds)
         super().reset(seed=seed)
         rng = self.np_random
-        if seed is not None:
-            self._episode = 0
-            self._seat_offset = int(rng.integers(self.num_players))
+        if seed is not None or self._base_seed is None:  # never seeded: a base from entropy
+            self._base_seed = seed if seed is not None else draw_game_seed(rng)
+            self._games = 0
+        base, n = self._base_seed, self.num_players
         if options and options.get("seat") is not None:
             self._seat = int(options["seat"])
             if not 0 <= self._seat < self.num_players:
@@ -366,8 +378,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         elif self.fixed_seat is not None:
             self._seat = self.fixed_seat
         else:
-            self._seat = (self._seat_offset + self._episode) % self.num_players
-        self._episode += 1
+            self._seat = (base % n + self._games % n) % n  # batch.h's rotation
         if self.opponent_sampler is not None:
             self._opponents = self._rival_list(self.opponent_sampler(rng, self.num_players - 1))
         else:
@@ -377,7 +388,8 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             if callable(seed_fn):
                 seed_fn(int(rng.integers(2**32)))
         for _ in range(100):  # a game that ends before the learner acts is dealt again
-            self._game_seed = draw_game_seed(rng)
+            self._game_seed = EventRng(base, self._games).below(SEED_LIMIT)
+            self._games += 1
             self._state = self.game.new_initial_state(self._game_seed, self.first_player)
             self._play_opponents()
             if not self._state.is_terminal():
@@ -427,6 +439,9 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
             winners = state.winners()
             info["won"] = self._seat in winners
             info["winners"] = winners
+            breakdown = state.score_breakdown()
+            info["scores"] = [row["total"] for row in breakdown]  # per seat, this episode's end
+            info["score_breakdown"] = breakdown
             info["opponents"] = [getattr(o, "name", repr(o)) for o in self._opponents]
             info["action_mask"] = _terminal_info_mask(self._mask)
         if self.render_mode == "human":

@@ -37,10 +37,12 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 
 from fort_env.core import FortGame, FortState
 from fort_env.envs.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_shaping, observation_box
+from fort_env.envs.reward_hooks import RewardFn, StepEvents, apply_reward_fn
 from fort_env.envs.single_agent import Opponent, OpponentSampler, SingleAgentEnv, minimal_info
 from fort_env.game.errors import ConfigError, IllegalActionError
 from fort_env.game.inputs import SEED_RANGE, check_seed
 from fort_env.native import backend as cpp_backend
+from fort_env.views.scoring import score_rows
 
 if TYPE_CHECKING:
     import fort_env.native._core as _core  # its stub _core.pyi (not a from-import: backend.py)
@@ -177,7 +179,9 @@ class FortBatchVecEnv(VecEnv):
 
     Infos: every step ``seat`` (the learner's) and ``game_seed``; when ``dones[i]``, of the
     game that ended: ``seat``, ``game_seed``, ``terminal_observation``, and ``won``,
-    ``winners``, ``opponents`` (names, seat order) or ``illegal_action: True``. Wrap it in
+    ``winners``, ``scores`` (each seat's total), ``score_breakdown`` (``FortState.
+    score_breakdown()``'s rows, from the batch's ``end_scores`` buffer), ``opponents`` (names,
+    seat order) or ``illegal_action: True``. Wrap it in
     SB3's ``VecMonitor`` for episode returns and lengths (``infos[i]["episode"]``).
 
     Seeds (``cpp/include/fort/envs/batch.h``): env i seeded with s (``seed()`` gives s + i at the
@@ -204,9 +208,13 @@ class FortBatchVecEnv(VecEnv):
             illegal_reward, cards, opponent_info: as :class:`SingleAgentEnv`'s
             (``opponents=None``: uniform random, built in).
         threads: threads stepping the games in C++ (1: the caller's only).
+        reward_fn: a batched reward function (``fort_env.envs.reward_hooks``): each step's
+            rewards become ``reward_fn(StepEvents)``, computed over all B games in numpy.
 
     Raises:
-        ConfigError: as ``SingleAgentEnv`` for a bad argument, or without the compiled core.
+        ConfigError: as ``SingleAgentEnv`` for a bad argument, or without the compiled core;
+            a ``reward_fn`` that is not callable (or, at a step, returns other than B finite
+            numbers).
         ValueError: ``num_envs < 1`` or ``threads`` outside ``[1, 256]``.
     """
 
@@ -227,7 +235,11 @@ class FortBatchVecEnv(VecEnv):
         cards: str | Path | None = None,
         opponent_info: Callable[[FortState, int], Mapping[str, Any]] | None = None,
         threads: int = 1,
+        reward_fn: RewardFn | None = None,
     ) -> None:
+        if reward_fn is not None and not callable(reward_fn):
+            raise ConfigError(f"reward_fn must be callable, got {type(reward_fn).__name__}")
+        self.reward_fn = reward_fn
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if num_envs < 1:
@@ -502,7 +514,28 @@ class FortBatchVecEnv(VecEnv):
         self._play_external(handled)
         self._started = True
         dones = buf["done"].copy()
-        return buf["obs"].copy(), buf["reward"].copy(), dones, self._infos(dones)
+        rewards = buf["reward"].copy()
+        if self.reward_fn is not None:
+            rewards = apply_reward_fn(self.reward_fn, self._events(dones, rewards))
+        return buf["obs"].copy(), rewards, dones, self._infos(dones)
+
+    def _events(self, dones: np.ndarray, rewards: np.ndarray) -> StepEvents:
+        """The step as ``reward_fn`` sees it (``reward_hooks.StepEvents``)."""
+        buf = self._buf
+        ended = buf["end_info"]
+        seat = np.where(dones, ended[:, 0], buf["seat"]).astype(np.int64)
+        won = dones & ~buf["illegal"] & ((ended[:, 2] >> seat) & 1).astype(bool)
+        arrays = {
+            "reward": rewards.copy(),
+            "done": dones.copy(),
+            "illegal": buf["illegal"].copy(),
+            "seat": seat,
+            "won": won,
+            "end_scores": buf["end_scores"].copy(),
+        }
+        for a in arrays.values():
+            a.flags.writeable = False
+        return StepEvents(**arrays, num_players=self.num_players)
 
     def _infos(self, dones: np.ndarray) -> list[dict[str, Any]]:
         buf = self._buf
@@ -521,6 +554,9 @@ class FortBatchVecEnv(VecEnv):
             winners = [p for p in range(self.num_players) if winner_bits >> p & 1]
             info["won"] = seat in winners
             info["winners"] = winners
+            breakdown = score_rows(buf["end_scores"][i], self.num_players)
+            info["scores"] = [row["total"] for row in breakdown]
+            info["score_breakdown"] = breakdown
             info["opponents"] = [_opponent_name(o) for o in self._ended_opponents[i]]
         return infos
 

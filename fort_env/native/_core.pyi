@@ -261,7 +261,8 @@ class Batch:
     def buffers(self) -> dict[str, NDArray[Any]]:
         """A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N),
         actor int8 (B,), seat int8 (B,), game_seed int64 (B,), reward float32 (B,), done bool
-        (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 (B, 3)."""
+        (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 (B, 3), end_scores
+        int32 (B, 4, 6)."""
     def set_opponents(self, env_ids: _IntArray, codes: _IntArray) -> None:
         """The rivals of each listed env's games from its next deal: codes int (K, n - 1), a
         built-in policy code or EXTERNAL (-1) per rival seat in seat order. Raises ValueError
@@ -312,7 +313,7 @@ class SelfPlay:
     def buffers(self) -> dict[str, NDArray[Any]]:
         """A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N),
         actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), done
-        bool (B,), end_info int64 (B, 2)."""
+        bool (B,), end_info int64 (B, 2), end_scores int32 (B, 4, 6)."""
     def set_seats(self, env_ids: _IntArray, codes: _IntArray) -> None:
         """The seats of each listed env's games from its next deal: codes int (K, n), LEARNER
         (-2), EXTERNAL (-1) or a built-in policy code per seat, at least one LEARNER or

@@ -109,6 +109,20 @@ def score_breakdown(state: StateArrays) -> list[dict[str, int]]:
     return out
 
 
+SCORE_COLUMNS = ("track", "fort_level", "made_up_rule", "macaroni", "total", "level")
+"""The keys of a :func:`score_breakdown` row, in order: the columns of the batched envs'
+``end_scores`` buffer (int32 ``(B, MAX_PLAYERS, 6)``; cpp/include/fort/envs/rewards.h SCORE_*)."""
+
+
+def score_rows(block: np.ndarray, num_players: int) -> list[dict[str, int]]:
+    """One env's ``end_scores`` block (int ``(MAX_PLAYERS, 6)``) as :func:`score_breakdown`'s
+    list of dicts, one per seat of ``num_players``."""
+    return [
+        {key: int(v) for key, v in zip(SCORE_COLUMNS, block[p], strict=True)}
+        for p in range(num_players)
+    ]
+
+
 def winners(state: StateArrays) -> list[int]:
     """Most points; tie -> highest Fort Level; still tied -> shared victory (p.11)."""
     totals = [row["total"] for row in score_breakdown(state)]

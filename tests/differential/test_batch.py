@@ -1,9 +1,9 @@
 """The batched vector env in C++ (``_core.Batch``, cpp/include/fort/envs/batch.h) against
 ``SingleAgentEnv``: the same games, decision for decision, bit for bit.
 
-Each env of a ``Batch`` is paired with a :class:`~fort_env.envs.single_agent.SingleAgentEnv` that
-deals the batch's documented games (``draw_game_seed`` replaced by the batch's seed sequence, the
-learner seated where the batch seats it) and whose opponents are scripted: an external seat
+Each env of a ``Batch`` is paired with a :class:`~fort_env.envs.single_agent.SingleAgentEnv` reset
+with the env's base seed, which deals the batch's documented games and seats (its "Seeding"),
+and whose opponents are scripted: an external seat
 takes the same uniformly random legal action as the test gives the batch (one generator per
 env on each side, consumed in decision order), a built-in ``random`` seat replays the C++
 policy's documented draw (``EventRng(game_seed ^ POLICY_STREAM, j)``). After every learner
@@ -73,33 +73,13 @@ class Reference:
     seats: int
     fixed_seat: int | None
     choose: _Choose
-    seeds: Iterator[int] = field(init=False)
     games: int = 0  # games dealt (k of batch.h)
     draws: dict[int, int] = field(default_factory=dict)  # game seed -> built-in decisions
 
-    def __post_init__(self) -> None:
-        self.seeds = game_seeds(self.base)
-
-    def next_seed(self) -> int:
-        self.games += 1
-        return next(self.seeds)
-
     def reset(self) -> tuple[np.ndarray, dict[str, Any]]:
-        k = self.games
-        seat = (
-            self.fixed_seat
-            if self.fixed_seat is not None
-            else (self.base % self.seats + k) % self.seats
-        )
-        _current[0] = self
-        return self.env.reset(options={"seat": seat})
-
-
-_current: list[Reference] = [None]  # type: ignore[list-item]  # the env being stepped
-
-
-def _patched_seed(rng: np.random.Generator) -> int:
-    return _current[0].next_seed()
+        first = self.games == 0
+        self.games += 1
+        return self.env.reset(seed=self.base if first else None)  # then its next game
 
 
 def _info(state: FortState, seat: int) -> dict[str, Any]:
@@ -151,7 +131,6 @@ class Config:
 def run(config: Config, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Step a Batch and its references through ``config.steps`` learner steps, comparing
     everything after each; returns counts (episodes, learner steps, illegal ends)."""
-    monkeypatch.setattr(wrappers, "draw_game_seed", _patched_seed)
     n, b = config.num_players, config.num_envs
     bases = [config.base + 1000 * i for i in range(b)]
     refs: list[Reference] = []
@@ -168,6 +147,7 @@ def run(config: Config, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
             shaping=config.shaping,
             first_player=config.first_player,
             opponent_info=_info,
+            seat=config.seat,
         )
         ref = Reference(env, bases[i], n, config.seat, _Choose(bases[i]))
         holder.append(ref)
@@ -213,7 +193,6 @@ def run(config: Config, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         play_external()
         for i, ref in enumerate(refs):
             where = f"step {step} env {i}"
-            _current[0] = ref
             if (step, i) not in config.illegal:  # the learner's draw, on the reference side
                 assert ref.choose(np.flatnonzero(ref.env.action_masks())) == actions[i], where
             obs, reward, terminated, truncated, info = ref.env.step(int(actions[i]))
@@ -458,7 +437,7 @@ def _bad_buffers(out: dict[str, np.ndarray]) -> Iterator[tuple[dict[str, Any], s
         yield {**out, name: a.astype(wrong)}, f"out\\['{name}'\\] must be a .* got dtype"
         yield {**out, name: np.zeros((a.shape[0] + 1, *a.shape[1:]), a.dtype)}, "got shape"
         yield {**out, name: list(a)}, f"out\\['{name}'\\] must be a numpy"
-        if a.ndim == 2:
+        if a.ndim >= 2:
             yield {**out, name: np.asfortranarray(a)}, f"out\\['{name}'\\] must be C-contiguous"
         ro = a.copy()
         ro.flags.writeable = False
@@ -477,7 +456,7 @@ def test_bad_buffers_are_refused_and_nothing_changes() -> None:
         with pytest.raises(ValueError, match=message):
             batch.reset(ids, ids, bad)
         cases += 1
-    assert cases == 10 * 5 + 4  # five ways per buffer, and non-contiguous for the 2-d ones
+    assert cases == 11 * 5 + 5  # five ways per buffer, and non-contiguous for the 2-d and 3-d
     with pytest.raises(TypeError, match="out must be a dict"):
         batch.step(ids, actions, list(out.values()))
     assert _snapshot(batch, out) == before

@@ -314,12 +314,15 @@ void Batch::end_episode(Env& e, int i, const BatchOut& out, bool illegal) {
     const State& s = e.state;
     double r = 0.0;
     int64_t winner_bits = 0;
+    int32_t* scores = out.end_scores + static_cast<size_t>(i) * MAX_PLAYERS * SCORE_FIELDS;
     if (illegal) {
         r = options_.illegal_reward;
+        write_end_scores({}, scores);  // the game did not end: no scores
     } else {
         if (options_.shaping != 0.0) r += options_.shaping * (potential(s, e.seat) - e.potential);
         r += final_reward(s, e.seat);
         for (int p : winners(s)) winner_bits |= int64_t{1} << p;
+        write_end_scores(score_breakdown(s), scores);
     }
     out.reward[i] = static_cast<float>(r);
     out.done[i] = true;

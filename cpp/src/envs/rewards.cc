@@ -58,4 +58,21 @@ double final_reward(const State& s, int seat, RewardMode mode) {
     throw std::logic_error("unknown reward mode");
 }
 
+void write_end_scores(const std::vector<ScoreRow>& rows, int32_t* out) {
+    for (int p = 0; p < MAX_PLAYERS; ++p) {
+        int32_t* r = out + static_cast<size_t>(p) * SCORE_FIELDS;
+        if (p >= static_cast<int>(rows.size())) {
+            for (int k = 0; k < SCORE_FIELDS; ++k) r[k] = 0;
+            continue;
+        }
+        const ScoreRow& row = rows[static_cast<size_t>(p)];
+        r[SCORE_TRACK] = row.track;
+        r[SCORE_FORT_LEVEL] = row.fort_level;
+        r[SCORE_MADE_UP_RULE] = row.made_up_rule;
+        r[SCORE_MACARONI] = row.macaroni;
+        r[SCORE_TOTAL] = row.total;
+        r[SCORE_LEVEL] = row.level;
+    }
+}
+
 }  // namespace fort

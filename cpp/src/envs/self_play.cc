@@ -277,6 +277,8 @@ void SelfPlay::play_on(Env& e, int i, const SelfPlayOut& out) {
             int64_t* info = out.end_info + static_cast<size_t>(i) * SP_END_FIELDS;
             info[SP_END_GAME_SEED] = static_cast<int64_t>(e.game_seed);
             info[SP_END_WINNERS] = winner_bits;
+            write_end_scores(rows, out.end_scores + static_cast<size_t>(i) * MAX_PLAYERS *
+                                                        SCORE_FIELDS);
             deal(e);
             continue;
         }

@@ -90,6 +90,8 @@ inline constexpr int END_FIELDS = 3;
 //   illegal       bool    (B,)    ... because that action was illegal
 //   terminal_obs  float32 (B, D)  when done: the learner's last observation of the episode
 //   end_info      int64   (B, 3)  when done: END_* columns of the episode that ended
+//   end_scores    int32   (B, MAX_PLAYERS, SCORE_FIELDS)  when done (not illegal): the ended
+//                                 game's score_breakdown, row p seat p's (rewards.h SCORE_*)
 // reward, done, illegal are cleared when the learner's action is applied (and by reset), so
 // after the learner's step and any external seats' steps they describe the whole transition.
 struct BatchOut {
@@ -103,6 +105,7 @@ struct BatchOut {
     bool* illegal = nullptr;
     float* terminal_obs = nullptr;
     int64_t* end_info = nullptr;
+    int32_t* end_scores = nullptr;
 };
 
 class WorkerPool;

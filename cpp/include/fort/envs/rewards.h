@@ -2,6 +2,7 @@
 // fort_env.envs.single_agent.SingleAgentEnv's shaping potential, in the same float64 operations.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "fort/game/state.h"
@@ -24,5 +25,14 @@ double shaping_potential(const State& s, int seat);
 // winner, -1 else; rank 1 - 2 k / (n - 1) for place k, ties sharing the mean of their places;
 // score_margin (own total - best rival total) / SCORE_TRIGGER.
 double final_reward(const State& s, int seat, RewardMode mode);
+
+// The columns of an end_scores row (batch.h, self_play.h): ScoreRow's fields in its order.
+inline constexpr int SCORE_TRACK = 0, SCORE_FORT_LEVEL = 1, SCORE_MADE_UP_RULE = 2,
+                     SCORE_MACARONI = 3, SCORE_TOTAL = 4, SCORE_LEVEL = 5;
+inline constexpr int SCORE_FIELDS = 6;
+
+// A finished game's score_breakdown into one env's end_scores block, int32
+// (MAX_PLAYERS, SCORE_FIELDS): row p is seat p's (rows past num_players are zeros).
+void write_end_scores(const std::vector<ScoreRow>& rows, int32_t* out);
 
 }  // namespace fort

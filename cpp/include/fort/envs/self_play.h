@@ -63,6 +63,8 @@ inline constexpr int SP_END_FIELDS = 2;
 //   done       bool    (B,)    a game ended in the last call (the row shows the next game's
 //                              first stop; `rewards` include the ended game's final rewards)
 //   end_info   int64   (B, 2)  when done: SP_END_* columns of the game that ended
+//   end_scores int32   (B, MAX_PLAYERS, SCORE_FIELDS)  when done: its score_breakdown, row p
+//                              seat p's (rewards.h SCORE_*; rows past n zeros)
 struct SelfPlayOut {
     float* obs = nullptr;
     bool* mask = nullptr;
@@ -72,6 +74,7 @@ struct SelfPlayOut {
     float* rewards = nullptr;
     bool* done = nullptr;
     int64_t* end_info = nullptr;
+    int32_t* end_scores = nullptr;
 };
 
 class SelfPlay {
