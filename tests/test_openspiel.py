@@ -35,7 +35,8 @@ def test_load_game_with_parameters() -> None:
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     assert (
         str(pyspiel.load_game("python_fort"))
-        == "python_fort(deals=65536,max_history=1024,players=2,setup=basic)"
+        == "python_fort(deals=65536,history_window=576,info_state=full,max_history=1024,"
+        "players=2,setup=basic)"
     )
 
 

@@ -20,7 +20,12 @@ Fort's own:
 3. **The hardware.** Observations and masks are written by C++ into preallocated buffers
    (pinned when the device is CUDA), copied once per step to the device; sampling (Gumbel-max
    over the masked logits), advantages and the update never leave the device. The network is
-   ``agents.learned.network.ActorCritic`` (a shared trunk).
+   ``agents.learned.network.ActorCritic`` (a shared trunk). On the CPU the update reads the
+   observations as their active features (``sparse_input``): the trunk's first layer, the
+   update's largest cost when dense, then costs its ~50 active features of 1,482 instead of
+   all of them, and the loss's log-softmax and entropy run over each sample's legal actions
+   (``legal_logits``; 4 on average of 676) instead of every action (docs/performance.md,
+   "A sparse first layer").
 
 Timesteps count the learner's samples (decisions of ``LEARNER`` seats), as MaskablePPO's count
 the learner's decisions. Checkpoints (``checkpoints/latest.*``: the network, Adam's moments,
@@ -41,7 +46,12 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents.learned.network import ActorCritic
+from agents.learned.network import (
+    ActorCritic,
+    Observations,
+    active_features,
+    sparse_observations,
+)
 from agents.learned.policy_file import load_checkpoint, save_checkpoint_files, save_policy
 from fort_env.envs.self_play import EXTERNAL, LEARNER, SelfPlayBatch, seat_code
 from fort_env.game.errors import ConfigError
@@ -63,7 +73,7 @@ from train.selfplay import (
 )
 from train.threads import ThreadTuner
 
-__all__ = ["LeanPPO", "learn", "masked_logits", "seat_advantages"]
+__all__ = ["LeanPPO", "learn", "legal_actions", "masked_logits", "seat_advantages"]
 
 MASKED_LOGIT = -1e8
 """The logit an illegal action gets: finite, so that 0 * log p stays 0 in the entropy."""
@@ -72,6 +82,22 @@ MASKED_LOGIT = -1e8
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """``logits`` with the illegal actions (``mask`` False) at :data:`MASKED_LOGIT`."""
     return logits.masked_fill(~mask, MASKED_LOGIT)
+
+
+def legal_actions(
+    mask: torch.Tensor, actions: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Each row's legal actions, padded to the most of a row: ``(legal, padding, position)``,
+    ``legal`` int64 ``(K, L)`` (a row's legal actions in increasing order, then padding),
+    ``padding`` bool ``(K, L)`` (True: not an action), and ``position`` int64 ``(K,)``: where
+    ``actions`` (each legal in its row) stands in its row of ``legal``.
+
+    ``log_softmax(logits.gather(1, legal).masked_fill(padding, MASKED_LOGIT))`` is then the
+    masked log-softmax at the legal actions (the others' probabilities are exactly 0)."""
+    legal, flags = active_features(mask.to(torch.float32))
+    padding = flags == 0
+    position = ((legal == actions[:, None]) & ~padding).to(torch.float32).argmax(dim=1)
+    return legal, padding, position
 
 
 def sample_actions(
@@ -188,11 +214,34 @@ class LeanPPO:
         league: the league (bots and snapshots); ``league_share`` of the seats go to it.
         device: a resolved torch device name (``train.selfplay.resolve_device``).
         env_threads: threads stepping the games.
+        sparse_input: the update feeds the trunk the minibatches' active features
+            (``agents.learned.network.sparse_linear``) instead of the dense observations: the
+            same results within float rounding, faster on a CPU, slower on a GPU (where the
+            dense layer costs next to nothing). ``None``: ``config.sparse_input`` where the
+            config has such a field and it is not ``None``, else on a CPU only.
+        legal_logits: the update's log-softmax and entropy read the logits of each sample's
+            legal actions only (:func:`legal_actions`): the same results within float
+            rounding, faster on a CPU. ``None``: ``config.legal_logits`` where the config has
+            such a field and it is not ``None``, else on a CPU only.
     """
 
-    def __init__(self, config: Config, league: League, device: str, env_threads: int = 1) -> None:
+    def __init__(
+        self,
+        config: Config,
+        league: League,
+        device: str,
+        env_threads: int = 1,
+        sparse_input: bool | None = None,
+        legal_logits: bool | None = None,
+    ) -> None:
         self.config = config
         self.device = torch.device(device)
+        if sparse_input is None:
+            sparse_input = getattr(config, "sparse_input", None)
+        self.sparse_input = self.device.type == "cpu" if sparse_input is None else sparse_input
+        if legal_logits is None:
+            legal_logits = getattr(config, "legal_logits", None)
+        self.legal_logits = self.device.type == "cpu" if legal_logits is None else legal_logits
         self.league = league
         pinned = self.device.type == "cuda"
         num_envs, steps = config.n_envs, config.n_steps
@@ -387,7 +436,10 @@ class LeanPPO:
         adv = advantages.reshape(-1)[keep]
         returns = adv + self.values.reshape(-1)[keep]
         tables = self.tables.reshape(-1, self.tables.shape[-1])[keep] if self.table else None
-        count = int(obs.shape[0])
+        count, size = int(obs.shape[0]), int(obs.shape[1])
+        # sparse: each sample's active features, padded to the rollout's widest, found once
+        features = active_features(obs) if self.sparse_input else None
+        legal = legal_actions(mask, actions) if self.legal_logits else None
         stats: dict[str, float] = {}
         for _ in range(cfg.n_epochs):
             order = torch.randperm(count, device=self.device, generator=self.generator)
@@ -395,9 +447,20 @@ class LeanPPO:
             batches = 0
             for start in range(0, count, cfg.batch_size):
                 mb = order[start : start + cfg.batch_size]
-                logits, values = self.net(obs[mb])
-                logp_all = F.log_softmax(masked_logits(logits, mask[mb]), dim=1)
-                logp = logp_all.gather(1, actions[mb, None])[:, 0]
+                batch: Observations = (
+                    obs[mb]
+                    if features is None
+                    else sparse_observations(features[0][mb], features[1][mb], size)
+                )
+                logits, values = self.net(batch)
+                if legal is None:
+                    logp_all = F.log_softmax(masked_logits(logits, mask[mb]), dim=1)
+                    logp = logp_all.gather(1, actions[mb, None])[:, 0]
+                else:  # the legal actions' logits only: (minibatch, L)
+                    choices, padding, position = (t[mb] for t in legal)
+                    at_legal = logits.gather(1, choices).masked_fill(padding, MASKED_LOGIT)
+                    logp_all = F.log_softmax(at_legal, dim=1)
+                    logp = logp_all.gather(1, position[:, None])[:, 0]
                 entropy = -(logp_all.exp() * logp_all).sum(dim=1).mean()
                 ratio = torch.exp(logp - old_logp[mb])
                 a = adv[mb]

@@ -208,6 +208,13 @@ class Config:
     """The trained agent plays its most probable action in evaluations (``ppo:PATH``)."""
     log_window: int = 200
     """Episodes in the rolling training win rates (``league/win_rate_vs_*``)."""
+    sparse_input: bool | None = None
+    """``algo="ppo"``: the update reads each observation's active features (a sparse first
+    layer, ``agents.learned.network.sparse_linear``; the same results within float rounding);
+    ``None``: on a CPU, off on a GPU, where it measured slower (docs/performance.md)."""
+    legal_logits: bool | None = None
+    """``algo="ppo"``: the update's log-softmax and entropy over each sample's legal actions
+    only (``train.ppo.legal_actions``); ``None``: on a CPU, off on a GPU."""
 
 
 PRESETS: dict[str, Config] = {
@@ -376,6 +383,10 @@ def _check_field(name: str, value: Any, default: Any) -> Any:
                 f"must be an object of agent spec -> weight >= 0, got {describe(value)}"
             )
         return dict(value)
+    if name in ("sparse_input", "legal_logits"):
+        if value is not None and not isinstance(value, bool):
+            raise ValueError(f"must be null, true or false, got {describe(value)}")
+        return value
     if name == "time_budget_minutes":
         if value is not None and not (_is_number(value) and value > 0):
             raise ValueError(f"must be null or a number > 0, got {describe(value)}")
@@ -428,7 +439,8 @@ def config_from_dict(d: Mapping[str, Any], source: str | Path | None = None) -> 
         "num_players": MIN_PLAYERS <= config.num_players <= MAX_PLAYERS,
         "setup": config.setup in SETUPS,
         "vec_env": config.vec_env in VEC_ENVS,
-        "n_envs": 1 <= config.n_envs <= 256,
+        # the lean PPO's games live in one C++ batch; MaskablePPO's are processes or Python envs
+        "n_envs": 1 <= config.n_envs <= (MAX_BATCH_ENVS if config.algo == "ppo" else 256),
         "n_steps": 1 <= config.n_steps <= 10**6,
         "batch_size": 1 <= config.batch_size <= 10**7,
         "env_threads": 0 <= config.env_threads <= 256,
@@ -548,6 +560,8 @@ ALGOS = ("maskable_ppo", "ppo")
 """The learners ``Config.algo`` may name."""
 CRITICS = ("obs", "table")
 """What the lean PPO's critic may read (``Config.critic``)."""
+MAX_BATCH_ENVS = 4096
+"""The most games ``n_envs`` may name for the lean PPO (one C++ batch; 256 for MaskablePPO)."""
 MAX_AUTO_ENV_THREADS = 16
 """``env_threads=0`` uses every core up to this many (the batch stops scaling near it)."""
 

@@ -13,9 +13,12 @@ Parameters             ``players`` (int 2..4, default 2; OpenSpiel's usual name 
                        count), ``setup`` (``"basic"``, the default, or ``"advanced"``: the
                        draft, rulebook p.2), ``deals`` (int >= 1, default 65536: the number of
                        distinct deals the root chance node draws from), ``max_history`` (int
-                       >= 1, default 1024: the entries the information-state tensor holds).
-                       A bad value raises ``ConfigError`` (pyspiel may wrap it in a
-                       ``RuntimeError``)
+                       >= 1, default 1024: the entries the full information-state tensor
+                       holds), ``info_state`` (``"full"``, the default, or ``"compact"``: which
+                       information-state tensor the game gives, below), ``history_window``
+                       (int >= 1, default 576: the decisions the compact one holds). A bad
+                       value raises ``ConfigError``, a ``ValueError`` naming the parameter
+                       (pyspiel may wrap it in a ``RuntimeError``)
 Game type              sequential, imperfect information, explicit stochastic, general sum
                        (ties are shared wins: every tied winner gets +1), terminal rewards
 Chance                 one chance node at the root draws the deal: outcome ``k`` (uniform over
@@ -30,16 +33,24 @@ Observation tensor     ``FortState.observation_tensor(player)``: float32 ``(D,)`
 Observation string     ``p<player>``, the table as text from that seat (``text.py``), the
                        pending decision and a digest of the observation tensor (so two states
                        share a string exactly when the seat's observations are equal)
-Information state      perfect recall: the observation, then the history as the player saw
-                       it (below); float32 ``(D + M * W,)``, M = ``max_history``
+Information state      ``info_state="full"``: perfect recall, the observation, then the
+                       history as the player saw it (below); float32 ``(D + M * W,)``,
+                       M = ``max_history``, 215,498 floats, 6-14 ms a call.
+                       ``info_state="compact"``: the observation, then the last K decisions
+                       as the player saw them, a few bits each ("Compact information state"
+                       below); float32 ``(D + K * w,)``, K = ``history_window``, 13,578-14,730
+                       floats, under 1 ms a call
 Information string     the observation string, then ``history:`` and one token per entry
                        (``HistoryCodec.token``): ``deal +c3,17``, ``p1 PLAY PLAY_CARD 12``,
                        ``p0 PICK_RULE PICK_RULE ?``, ``p0 LOOKOUT LOOKOUT_CARD ~12``; it has
                        no length bound
 Resampling             ``resample_from_infostate(player, sampler)`` re-deals what ``player``
-                       cannot see (``FortState.resample_hidden``); OpenSpiel's IS-MCTS uses it
+                       cannot see (``FortState.resample_hidden``) from a generator seeded by
+                       ``sampler``; OpenSpiel's IS-MCTS uses it
 Bots                   OpenSpiel's Python bots (MCTS, IS-MCTS) play it; wrap them in
-                       :class:`RestartableBot` for ``evaluate_bots`` (it calls ``restart_at``)
+                       :class:`RestartableBot` for ``evaluate_bots`` (it calls ``restart_at``,
+                       and seeds IS-MCTS's re-deals from the bot's own generator,
+                       :func:`seed_resampler`: "Reproducible IS-MCTS" below)
 Max game length        ``MAX_GAME_LENGTH`` decisions (random games here last 136-830); a bound
                        for tools that need one, not a rule of the game
 =====================  =======================================================================
@@ -47,9 +58,10 @@ Max game length        ``MAX_GAME_LENGTH`` decisions (random games here last 136
 Information state
 -----------------
 
-What CFR-style algorithms need: two histories a player can tell apart give that player
-different information states, and two it cannot tell apart the same one. The tensor is the
-player's current observation (D floats, as ``observation_tensor``) followed by a history block
+The full one (``info_state="full"``, the default). What CFR-style algorithms need: two
+histories a player can tell apart give that player different information states, and two it
+cannot tell apart the same one. The tensor is the player's current observation (D floats, as
+``observation_tensor``) followed by a history block
 of ``max_history`` rows of W floats; row ``k`` is the ``k``-th entry of the game as the player
 saw it (the deal, then every decision in order), rows past the last entry are zeros. One row
 (``HistoryCodec.fields`` gives the offsets; W = 209 for the shipped card set of C = 68 cards):
@@ -107,6 +119,115 @@ the history exactly. The other seats' past private choices and draws are not kno
 ``player``, so none is invented: in the new state every other seat's history shows each entry
 as a seat that is not its actor and sees only the public zones saw it, with the cards every
 seat saw turned up (``Entry.known_to``).
+
+Compact information state
+-------------------------
+
+For learning from tensors (NFSP, Deep CFR), where the full tensor (215,498 floats, about 1,400
+of them non-zero) is too big and too slow: ``pyspiel.load_game("python_fort", {"info_state":
+"compact"})``. The tensor is the player's observation (D floats, as ``observation_tensor``)
+followed by ``history_window`` rows (K, default 576) of w floats: row ``k`` is the ``k``-th most
+recent decision as the player saw it (row 0 the last one), rows past the first decision are
+zeros (the deal is not a decision: what it showed is in the observation). One row
+(``CompactCodec.fields``; w = ``num_players + 19`` for the shipped card set), each field a
+function of the same ``Entry.forms`` as the full state's row:
+
+==========  ===============  ===============================================================
+field       size             meaning
+==========  ===============  ===============================================================
+``actor``   ``num_players``  one-hot: who decided, as a seat relative to the player (0 the
+                             player, then the rivals in turn order)
+``kind``    5                the ``DecisionKind`` decided, in binary (least significant bit
+                             first)
+``range``   5                the action's range (``fort_env.game.actions.RANGES``), in binary
+``index``   7                the index within the range, in binary; zero when the action is
+                             hidden from the player, the suit class's card when it shows
+                             only suits
+``form``    2                ``hidden``, ``suits``: as the full state's ``form``
+==========  ===============  ===============================================================
+
+**What it keeps.** Every action of the last K decisions as the player saw it, under the
+visibility rules above, so it shows nothing the full state hides: a re-deal of what the seat
+cannot see leaves it unchanged (``tests/test_openspiel_compact.py``). Within the window it is
+perfect recall for actions: two histories whose last K decisions differ in an action as the
+player saw it (its own actions always) give different tensors. It drops what the full state
+also holds: decisions older than K, and each entry's ``revealed_cards`` and
+``revealed_rules`` (what is face up now is in the observation). The information-state *string*
+is the full one in both games (it has no bound), so methods keyed on strings (tabular CFR,
+IS-MCTS) keep perfect recall.
+
+**The window.** The default, 576, covers the 95th percentile of game length in every
+configuration, so at least 95% of games (every 2-player game seen) fit in it whole. Decisions
+until the end in 2,000 random games per configuration (the command below): 95th percentile
+398 and 415 (2 players, basic and advanced), 504 and 527 (3), 528 and 561 (4); the longest
+485-721. A smaller window is cheaper (``history_window=64``: 2,826 floats for 2 players)::
+
+    python - <<'PY'
+    import numpy as np
+    from fort_env import FortGame
+    for players in (2, 3, 4):
+        for setup in ("basic", "advanced"):
+            game, rng, lengths = FortGame(players, setup), np.random.default_rng(players), []
+            for seed in range(2000):  # 2,000 random games: decisions until the end
+                state, n = game.new_initial_state(seed=seed), 0
+                while not state.is_terminal():
+                    state.apply_action(int(rng.choice(state.legal_actions())))
+                    n += 1
+                lengths.append(n)
+            print(players, setup, np.percentile(lengths, [50, 95, 99]), max(lengths))
+    PY
+
+**Size and speed.** D = 1,482, so 13,578 floats for 2 players, 14,154 for 3 and 14,730 for 4
+(the full state: 215,498). The first ``information_state_tensor`` call on one position of each
+of 300 random games per player count (advanced setup), on the 2-core development machine
+shared with other jobs (load 3-4): median 0.70, 0.66 and 0.77 ms for 2, 3 and 4 players, 90th
+percentile 0.9-2.7 ms (the full state: median 10.3, 9.9 and 8.6 ms; an earlier run at load 4-6:
+0.72, 0.67 and 0.83 ms, the full state 6.4, 13.5 and 8.9 ms). Most of it is pyspiel turning the
+tensor into a list of Python floats (about 45 ns a float); filling the tensor takes 0.1-0.25 ms
+(each decision's rows are computed once, when it is applied: ``Entry.codes``). The command::
+
+    python - <<'PY'
+    import time, numpy as np, pyspiel
+    import fort_env.envs.openspiel  # registers "python_fort"
+    for players in (2, 3, 4):
+        for info_state in ("compact", "full"):
+            game = pyspiel.load_game("python_fort", {
+                "players": players, "setup": "advanced", "info_state": info_state})
+            rng, times = np.random.default_rng(players), []
+            for deal in range(300):  # one position of each of 300 random games
+                state = game.new_initial_state()
+                state.apply_action(deal)
+                for _ in range(rng.integers(1, 700)):
+                    if not state.is_terminal():
+                        state.apply_action(int(rng.choice(state.legal_actions())))
+                t0 = time.perf_counter()
+                state.information_state_tensor(int(rng.integers(players)))
+                times.append(time.perf_counter() - t0)
+            ms = np.percentile(times, [50, 90]) * 1e3
+            print(players, info_state, game.information_state_tensor_size(), ms)
+    PY
+
+Reproducible IS-MCTS
+--------------------
+
+OpenSpiel's Python ``ISMCTSBot`` samples each world with ``state.resample_from_infostate(player,
+pyspiel.UniformProbabilitySampler(0., 1.))``, a sampler seeded from entropy: two runs with the
+same ``random_state`` search different worlds and may play differently. :func:`seed_resampler`
+gives the bot a resampler that draws each re-deal's seed from the bot's own generator (its
+``random_state``), so its play is a function of its seed; :class:`RestartableBot` does it for
+the IS-MCTS bots it wraps. Two runs of ``evaluate_bots`` with the same seeds (the bots'
+``random_state`` and ``evaluate_bots``' generator) then play the same game, action for action::
+
+    bots = [
+        RestartableBot(ismcts.ISMCTSBot(game, evaluator, 2.0, 100,
+                                        random_state=np.random.RandomState(seed)))
+        for seed in (1, 2)
+    ]
+    evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
+
+``resample_from_infostate`` takes a ``numpy.random.Generator`` or ``RandomState`` (one draw
+seeds the re-deal) or a callable giving a float in [0, 1) (OpenSpiel's samplers, a
+Generator's ``random``).
 """
 
 from __future__ import annotations
@@ -128,9 +249,11 @@ from fort_env.views.observation import observation_layout
 from fort_env.views.text import state_to_string
 
 __all__ = [
-    "CARD_SLICES", "DEFAULT_MAX_HISTORY", "FULL", "GAME_NAME", "HIDDEN", "MAX_GAME_LENGTH",
-    "RULE_SLICES", "SUITS", "Entry", "FortInfoStateObserver", "FortObserver", "HistoryCodec",
-    "OpenSpielFortGame", "OpenSpielState", "RestartableBot", "Seen", "SeenHistory",
+    "CARD_SLICES", "DEFAULT_HISTORY_WINDOW", "DEFAULT_MAX_HISTORY", "FULL", "GAME_NAME", "HIDDEN",
+    "INFO_STATES", "MAX_GAME_LENGTH", "RULE_SLICES", "SUITS", "CompactCodec",
+    "Entry", "FortCompactInfoStateObserver", "FortInfoStateObserver", "FortObserver",
+    "HistoryCodec", "OpenSpielFortGame", "OpenSpielState", "RestartableBot", "Seen", "SeenHistory",
+    "seed_resampler",
 ]  # fmt: skip
 
 GAME_NAME = "python_fort"
@@ -139,8 +262,15 @@ DEFAULT_DEALS = 65536
 # Entries of the information state's history: the deal and every decision. The longest of
 # 72,000 random games of every configuration took 830 decisions (module docstring).
 DEFAULT_MAX_HISTORY = 1024
+# The information states: "full" (perfect recall, max_history entries) or "compact" (the last
+# history_window decisions, a few bits each). The default window covers the 95th percentile of
+# random games' lengths in every configuration (561 decisions for 4 players, advanced; 2,000
+# random games each, module docstring, "Compact information state").
+INFO_STATES = ("full", "compact")
+DEFAULT_HISTORY_WINDOW = 576
 _DEFAULTS: dict[str, Any] = {
     "players": 2, "setup": "basic", "deals": DEFAULT_DEALS, "max_history": DEFAULT_MAX_HISTORY,
+    "info_state": "full", "history_window": DEFAULT_HISTORY_WINDOW,
 }  # fmt: skip
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -167,17 +297,40 @@ def _positive_int(p: dict[str, Any], name: str) -> int:
     return value
 
 
+_GENERATORS = (np.random.Generator, np.random.RandomState)
+
+
+def _redeal_seed(sampler: Any) -> int | None:
+    """The seed of a re-deal drawn from ``sampler`` (``OpenSpielState.resample_from_infostate``):
+    a Generator's or RandomState's next 63-bit integer, a callable's next float in [0, 1)
+    scaled to 32 bits, or ``None`` (fresh entropy)."""
+    if isinstance(sampler, np.random.Generator):
+        return int(sampler.integers(2**63))
+    if isinstance(sampler, np.random.RandomState):
+        return int(sampler.randint(2**63, dtype=np.int64))
+    if callable(sampler):
+        return int(float(sampler()) * 2**32)
+    return None
+
+
 class OpenSpielFortGame(pyspiel.Game):  # type: ignore[misc]
     """The pyspiel game (parameters in the module docstring).
 
+    ``info_state`` is ``"full"`` or ``"compact"``: which information state
+    ``information_state_tensor`` gives (``codec`` or ``compact``).
+
     Raises:
-        ConfigError: a bad player count, setup, number of deals or ``max_history``.
+        ConfigError: a bad player count, setup, number of deals, ``max_history``,
+            ``info_state`` or ``history_window`` (a ``ValueError``, naming the parameter).
     """
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**_DEFAULTS, **(params or {})}
         deals = _positive_int(p, "deals")
         max_history = _positive_int(p, "max_history")
+        window = _positive_int(p, "history_window")
+        if p["info_state"] not in INFO_STATES:
+            raise ConfigError(f"info_state must be 'full' or 'compact', got {p['info_state']!r}")
         self.fort = FortGame(int(p["players"]), str(p["setup"]))
         info = pyspiel.GameInfo(
             num_distinct_actions=self.fort.num_distinct_actions,
@@ -190,7 +343,9 @@ class OpenSpielFortGame(pyspiel.Game):  # type: ignore[misc]
         )
         super().__init__(_GAME_TYPE, info, p)
         self.deals = deals
+        self.info_state: str = p["info_state"]
         self.codec = HistoryCodec(self.fort, max_history)
+        self.compact = CompactCodec(self.fort, window)
 
     def new_initial_state(self) -> OpenSpielState:
         """The root: a chance node whose outcome is the deal's seed."""
@@ -198,12 +353,15 @@ class OpenSpielFortGame(pyspiel.Game):  # type: ignore[misc]
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
-    ) -> FortObserver | FortInfoStateObserver:
+    ) -> FortObserver | FortInfoStateObserver | FortCompactInfoStateObserver:
         """The observer for observations (``perfect_recall=False``, or no type) or for
-        information states (``perfect_recall=True``)."""
+        information states (``perfect_recall=True``: the full or the compact one, as
+        ``info_state`` says)."""
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         if iig_obs_type is not None and iig_obs_type.perfect_recall:
+            if self.info_state == "compact":
+                return FortCompactInfoStateObserver(self.compact)
             return FortInfoStateObserver(self.codec)
         return FortObserver(self.fort.observation_size)
 
@@ -287,17 +445,20 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> OpenSpielState:
         """A state ``player_id`` cannot tell from this one (hidden cards and future shuffles
-        re-dealt; ``probability_sampler`` is unused: the re-deal draws from a generator seeded
-        by OpenSpiel's sampler when it is callable, else from fresh entropy).
+        re-dealt).
 
-        ``player_id``'s information state (tensor and string) is the same in both. The new
-        state's history keeps only what ``player_id`` knows: its own view of every entry, and,
-        for the other seats, the public view (module docstring, "Resampling")."""
+        The re-deal draws from a generator seeded by ``probability_sampler``: one draw from a
+        ``numpy.random.Generator`` or ``RandomState`` (:func:`seed_resampler` passes the
+        IS-MCTS bot's own), or one call of a callable giving a float in [0, 1) (OpenSpiel's
+        ``UniformProbabilitySampler``, which is seeded from entropy; a Generator's
+        ``random``); anything else: fresh entropy.
+
+        ``player_id``'s information state (tensor and string, full or compact) is the same in
+        both. The new state's history keeps only what ``player_id`` knows: its own view of
+        every entry, and, for the other seats, the public view (module docstring,
+        "Resampling")."""
         assert self.fort is not None, "no information state before the deal"
-        seed = None
-        if callable(probability_sampler):
-            seed = int(float(probability_sampler()) * 2**32)
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(_redeal_seed(probability_sampler))
         fort = self.fort.resample_hidden(player_id, rng)
         out = OpenSpielState(self.get_game(), fort)
         out.seen_history = self.seen_history.known_to(player_id, self.codec.seen(fort))
@@ -307,9 +468,43 @@ class OpenSpielState(pyspiel.State):  # type: ignore[misc]
         return "chance: the deal" if self.fort is None else state_to_string(self.fort)
 
 
+def seed_resampler(bot: Any, rng: np.random.Generator | np.random.RandomState | None = None) -> Any:
+    """Make OpenSpiel's Python ``ISMCTSBot`` re-deal its sampled worlds from ``rng``, by
+    default its own generator (the ``random_state`` it was built with); returns ``bot``.
+
+    Left alone, the bot samples each world with ``state.resample_from_infostate(player,
+    pyspiel.UniformProbabilitySampler(0., 1.))``, a sampler seeded from entropy, so two runs
+    with the same ``random_state`` search different worlds and may play differently. Seeded,
+    each re-deal's seed is the next draw of ``rng``, so the bot's play is a function of its
+    ``random_state`` (and of the states it is given)::
+
+        bot = seed_resampler(ismcts.ISMCTSBot(game, evaluator, 2.0, 100,
+                                              random_state=np.random.RandomState(7)))
+
+    :class:`RestartableBot` does this for the bots it wraps.
+
+    Raises:
+        TypeError: ``bot`` has no ``set_resampler``, or no ``rng`` was given and it has no
+            generator of its own (``_random_state``).
+    """
+    if not callable(getattr(bot, "set_resampler", None)):
+        raise TypeError(f"{type(bot).__name__} has no set_resampler: not an ISMCTSBot")
+    if rng is None:
+        rng = getattr(bot, "_random_state", None)
+        if not isinstance(rng, _GENERATORS):
+            raise TypeError(f"{type(bot).__name__} has no generator (_random_state): pass rng")
+    source = rng
+
+    def resample(state: OpenSpielState, player: int) -> OpenSpielState:
+        return state.resample_from_infostate(player, source)
+
+    bot.set_resampler(resample)
+    return bot
+
+
 class RestartableBot(pyspiel.Bot):  # type: ignore[misc]
     """A bot that ``open_spiel.python.algorithms.evaluate_bots`` can run: it adds ``restart_at``
-    to a bot that keeps no state between its decisions.
+    to a bot that keeps no state between its decisions, and makes an IS-MCTS bot reproducible.
 
     ``evaluate_bots`` starts by calling ``bot.restart_at(state)``, which OpenSpiel's Python
     ``ISMCTSBot`` and ``MCTSBot`` do not implement ("RestartAt(state) not implemented"). They
@@ -317,16 +512,32 @@ class RestartableBot(pyspiel.Bot):  # type: ignore[misc]
     ``restart()``: this wrapper says so and passes ``step``, ``inform_action`` and ``restart``
     through::
 
-        bots = [RestartableBot(ismcts.ISMCTSBot(game, evaluator, 2.0, 100)) for _ in range(2)]
+        bots = [
+            RestartableBot(ismcts.ISMCTSBot(game, evaluator, 2.0, 100,
+                                            random_state=np.random.RandomState(seed)))
+            for seed in (1, 2)
+        ]
         returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+
+    With ``seeded`` (the default) a wrapped bot that re-deals worlds (``ISMCTSBot``: it has
+    ``set_resampler``) and has no resampler yet draws them from its own generator
+    (:func:`seed_resampler`): two runs of ``evaluate_bots`` with the same seeds (the bots'
+    ``random_state`` and ``evaluate_bots``' generator) play the same games.
 
     Do not wrap a bot that tracks the game (one that needs ``inform_action`` to follow it): its
     own ``restart_at`` is the one to implement.
     """
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Any, *, seeded: bool = True) -> None:
         pyspiel.Bot.__init__(self)
         self.bot = bot
+        if (
+            seeded
+            and callable(getattr(bot, "set_resampler", None))
+            and getattr(bot, "_resampler_cb", None) is None
+            and isinstance(getattr(bot, "_random_state", None), _GENERATORS)
+        ):
+            seed_resampler(bot)
 
     def step(self, state: pyspiel.State) -> int:
         return int(self.bot.step(state))
@@ -385,12 +596,15 @@ class Entry:
     ``reveals[q]`` (cards ``q`` sees after this entry and did not see before, ascending),
     ``rule_reveals[q]`` (made-up rules likewise); ``outsider`` (the action as a seat that is
     not its actor and sees only public zones saw it) and ``public`` (cards every seat sees
-    after it and not every seat saw before). Immutable; rows and tokens are cached.
+    after it and not every seat saw before). For a decision, ``codes[q]`` is its row of the
+    compact information state for seat ``q`` (:class:`CompactCodec`) and ``outsider_code``
+    that code for ``outsider`` without the actor's bit (``HistoryCodec.action_entry`` gives
+    both; the deal has none). Immutable; rows and tokens are cached.
     """
 
     __slots__ = (
-        "_known", "_rows", "_tokens", "actor", "forms", "kind", "outsider", "public",
-        "reveals", "rule_reveals",
+        "_known", "_rows", "_tokens", "actor", "codes", "forms", "kind", "outsider",
+        "outsider_code", "public", "reveals", "rule_reveals",
     )  # fmt: skip
 
     def __init__(
@@ -402,10 +616,14 @@ class Entry:
         rule_reveals: tuple[tuple[int, ...], ...],
         outsider: Form,
         public: tuple[int, ...],
+        *,
+        codes: tuple[int, ...] = (),
+        outsider_code: int = 0,
     ) -> None:
         self.actor, self.kind, self.forms = actor, kind, forms
         self.reveals, self.rule_reveals = reveals, rule_reveals
         self.outsider, self.public = outsider, public
+        self.codes, self.outsider_code = codes, outsider_code
         self._rows: dict[int, np.ndarray] = {}
         self._known: dict[int, Entry] = {}
         self._tokens: dict[int, str] = {}
@@ -420,6 +638,13 @@ class Entry:
 
     def _known_to(self, player: int) -> Entry:
         n = len(self.forms)
+        codes = self.codes
+        if codes:
+            outsider = self.outsider_code
+            codes = tuple(
+                codes[q] if q == player else (1 << ((self.actor - q) % n)) | outsider
+                for q in range(n)
+            )
         return Entry(
             self.actor,
             self.kind,
@@ -428,6 +653,8 @@ class Entry:
             tuple(self.rule_reveals[q] if q == player else () for q in range(n)),
             self.outsider,
             self.public,
+            codes=codes,
+            outsider_code=self.outsider_code,
         )
 
 
@@ -466,6 +693,8 @@ class HistoryCodec:
         fields: ``{name: (offset, size)}`` of one entry's row, in the row's order.
         width: W, the length of one entry's row.
         size: ``D + M * W``, the information-state tensor's length.
+        code_fields: ``{name: (offset, size)}`` of a decision's row of the compact information
+            state (``Entry.codes``, :class:`CompactCodec`).
     """
 
     def __init__(self, fort: FortGame, max_history: int) -> None:
@@ -508,6 +737,10 @@ class HistoryCodec:
             offset += size
         self.width = offset
         self.size = self.observation_size + max_history * self.width
+        # The compact rows' bits (CompactCodec): every field but the actor's, which comes
+        # first (num_players bits), so these offsets are above it.
+        self.code_fields = _code_fields(fort)
+        self._code_at = {name: off for name, (off, _) in self.code_fields.items()}
 
     # ------------------------------------------------------------------ recording
     def takes_park_deck_top(self, action: int) -> bool:
@@ -559,6 +792,7 @@ class HistoryCodec:
         new_cards = after.cards & ~before.cards
         new_rules = after.rules & ~before.rules
         public = after.cards.all(axis=0) & ~before.cards.all(axis=0)
+        codes = tuple((1 << ((actor - q) % n)) | self.form_code(kind, forms[q]) for q in range(n))
         return Entry(
             actor,
             kind,
@@ -567,7 +801,22 @@ class HistoryCodec:
             tuple(tuple(np.flatnonzero(new_rules[q]).tolist()) for q in range(n)),
             outsider,
             tuple(np.flatnonzero(public).tolist()),
+            codes=codes,
+            outsider_code=self.form_code(kind, outsider),
         )
+
+    def form_code(self, kind: int, form: Form) -> int:
+        """The bits of a compact row (``code_fields``) for a decision of ``kind`` whose action
+        a seat saw as ``form``: the kind, the range, the index unless the action is hidden,
+        and the form; the actor's bit is the caller's."""
+        at = self._code_at
+        r, i, shown = form
+        code = (kind << at["kind"]) | (r << at["range"])
+        if shown != HIDDEN:
+            code |= i << at["index"]
+        if shown != FULL:
+            code |= 1 << (at["form"] + shown - 1)
+        return code
 
     def _form(self, name: str, i: int, top: int, cards: np.ndarray, rules: np.ndarray) -> Form:
         """How a seat that is not the actor saw action ``(name, i)``: in full when it names a
@@ -654,6 +903,74 @@ class HistoryCodec:
         return text
 
 
+def _bits(count: int) -> int:
+    """The bits that write every value below ``count``."""
+    return max(1, (count - 1).bit_length())
+
+
+def _code_fields(fort: FortGame) -> dict[str, tuple[int, int]]:
+    """``{name: (offset, size)}`` of a compact row (:class:`CompactCodec`), in the row's
+    order: the actor's one-hot seat (``num_players`` bits), then ``kind``, ``range`` and
+    ``index`` in unsigned binary (least significant bit first) and ``form`` (``hidden``,
+    ``suits``)."""
+    sizes = (
+        ("actor", fort.num_players),
+        ("kind", _bits(len(DecisionKind))),
+        ("range", _bits(len(RANGES))),
+        ("index", _bits(max(fort.layout.sizes.values()))),
+        ("form", 2),
+    )
+    fields: dict[str, tuple[int, int]] = {}
+    offset = 0
+    for name, size in sizes:
+        fields[name] = (offset, size)
+        offset += size
+    return fields
+
+
+class CompactCodec:
+    """The compact information state: the observation, then the last ``window`` decisions as
+    the player saw them, most recent first, each row a few bits (module docstring, "Compact
+    information state").
+
+    A row is the bits of one int, the decision's *code* for the player (``Entry.codes``): bit
+    ``k`` of the code is float ``k`` of the row, and ``fields`` says which bits are which.
+
+    Attributes:
+        observation_size: D, the observation's length.
+        window: K, the decisions the tensor holds.
+        fields: ``{name: (offset, size)}`` of one row, in the row's order: ``actor`` (one-hot
+            seat relative to the player, as in the observation), ``kind``, ``range``,
+            ``index`` (unsigned binary, least significant bit first; zero when the action is
+            hidden from the player), ``form`` (``hidden``, ``suits``).
+        width: w, the length of one row (``num_players + 19`` for the shipped cards).
+        size: ``D + K * w``, the tensor's length.
+    """
+
+    def __init__(self, fort: FortGame, window: int) -> None:
+        self.num_players = fort.num_players
+        self.window = window
+        self.observation_size = fort.observation_size
+        self.fields = _code_fields(fort)
+        self.width = sum(size for _, size in self.fields.values())
+        self.size = self.observation_size + window * self.width
+        self._shifts = np.arange(self.width, dtype=np.int64)
+
+    def codes(self, history: SeenHistory, player: int) -> np.ndarray:
+        """The codes of the last ``window`` decisions of ``history`` for ``player``, most
+        recent first: int64, at most ``window`` of them (the deal is not a decision)."""
+        entries = history.entries
+        start = max(1, len(entries) - self.window)
+        window = entries[start:]
+        return np.fromiter(
+            (e.codes[player] for e in reversed(window)), dtype=np.int64, count=len(window)
+        )
+
+    def rows(self, codes: np.ndarray) -> np.ndarray:
+        """The rows of ``codes``: uint8 ``(len(codes), width)``, bit ``k`` in column ``k``."""
+        return ((codes[:, None] >> self._shifts) & 1).astype(np.uint8)
+
+
 def _observation_string(state: OpenSpielState, player: int) -> str:
     """``player``'s observation as text (``FortObserver.string_from``)."""
     if state.fort is None:
@@ -717,10 +1034,45 @@ class FortInfoStateObserver:
         self.tensor[d + ones] = 1.0
 
     def string_from(self, state: OpenSpielState, player: int) -> str:
-        codec = self.codec
-        entries = state.seen_history.entries
-        history = "; ".join(codec.token(e, player) for e in entries)
-        return f"{_observation_string(state, player)}\nhistory: {history}"
+        return _information_state_string(state, player)
+
+
+class FortCompactInfoStateObserver:
+    """The observer for compact information states (``perfect_recall=True`` in a game loaded
+    with ``info_state="compact"``): the observation, then the last ``history_window``
+    decisions as ``player`` saw them, most recent first (module docstring, "Compact
+    information state").
+
+    ``tensor``: float32 ``(D + K * w,)`` (``CompactCodec.size``); ``dict``: ``"observation"``
+    ``(D,)`` and ``"history"`` ``(K, w)``, views of it. The string is the full information
+    state's (it has no bound).
+    """
+
+    def __init__(self, codec: CompactCodec) -> None:
+        self.codec = codec
+        self.tensor = np.zeros(codec.size, np.float32)
+        d = codec.observation_size
+        self.dict = {
+            "observation": self.tensor[:d],
+            "history": self.tensor[d:].reshape(codec.window, codec.width),
+        }
+
+    def set_from(self, state: OpenSpielState, player: int) -> None:
+        codes = self.codec.codes(state.seen_history, player)
+        self.tensor.fill(0.0)
+        if state.fort is not None:
+            self.dict["observation"][:] = state.fort.observation_tensor(player)
+        self.dict["history"][: len(codes)] = self.codec.rows(codes)
+
+    def string_from(self, state: OpenSpielState, player: int) -> str:
+        return _information_state_string(state, player)
+
+
+def _information_state_string(state: OpenSpielState, player: int) -> str:
+    """The observation string, then ``history:`` and every entry's token (module docstring)."""
+    codec = state.codec
+    history = "; ".join(codec.token(e, player) for e in state.seen_history.entries)
+    return f"{_observation_string(state, player)}\nhistory: {history}"
 
 
 pyspiel.register_game(_GAME_TYPE, OpenSpielFortGame)
