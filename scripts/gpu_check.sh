@@ -25,6 +25,10 @@ python3 -c "import torch, fort_env.native._core as c; print('torch', torch.__ver
 python3 -m pytest -q -p no:cacheprovider --import-mode=importlib "$repo/tests/test_lean_ppo.py" -k "cuda or devices" \
     --rootdir "$repo" 2>&1 | tail -5 || true
 if [ "${ONLY_TESTS:-0}" = 1 ]; then exit 0; fi  # ONLY_TESTS=1: the build and the CUDA tests
+if [ "${ONLY_WIDE:-0}" = 1 ]; then  # ONLY_WIDE=1: the build, the tests, the wide scan
+    python3 "$repo/scripts/gpu_scan.py" "$SECONDS_EACH" "$OUT/scan_wide.json" --wide
+    exit 0
+fi
 python3 -m fort_env.tools.cli bench --train --device cuda --train-seconds "$SECONDS_EACH" \
     --seconds 0.5 --rounds 1 --json > "$OUT/bench_cuda.json" || echo "bench failed"
 python3 -c "import json; t=json.load(open('$OUT/bench_cuda.json'))['train']; print({k: t.get(k) for k in ('device','samples_per_s','baseline_samples_per_s','ratio','env_threads','torch_threads')})" || true
