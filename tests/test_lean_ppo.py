@@ -33,7 +33,7 @@ from agents.learned.network import ActorCritic  # noqa: E402
 from agents.learned.policy_file import load_policy_file, read_description  # noqa: E402
 from fort_env.game.errors import ConfigError  # noqa: E402
 from train.ppo import LeanPPO, SeatDraw, seat_advantages  # noqa: E402
-from train.selfplay import League, make_config, resolve_device, run  # noqa: E402
+from train.selfplay import League, learner_device, make_config, resolve_device, run  # noqa: E402
 
 
 def reference_advantages(rewards, done, actor, values, bootstrap, gamma, lam):  # type: ignore[no-untyped-def]
@@ -121,6 +121,8 @@ def test_every_learner_seat_is_a_sample_and_league_seats_are_not() -> None:
 
 
 def test_devices() -> None:
+    assert learner_device(make_config("quick", algo="maskable_ppo", device="auto")) == "cpu"
+    assert learner_device(make_config("quick", device="cpu")) == "cpu"
     assert resolve_device("cpu") == "cpu"
     assert resolve_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
     with pytest.raises(ConfigError, match="device must be"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.arena.human import HumanQuit, _public_text, ask, play_human, resolve_opponents
+from agents.arena.human import HumanQuit, ask, play_human, public_text, resolve_opponents
 from fort_env import FortGame
 
 
@@ -100,10 +100,10 @@ def test_bots_private_choices_are_not_printed() -> None:
     game = FortGame(2)
     state = game.new_initial_state(seed=0)
     layout = game.layout
-    assert "Loner" not in _public_text(state, layout.PICK_RULE + 4)
-    assert "face down" in _public_text(state, layout.PICK_RULE + 4)
+    assert "Loner" not in public_text(state, layout.PICK_RULE + 4)
+    assert "face down" in public_text(state, layout.PICK_RULE + 4)
     card = game.cards[0]
-    assert card.name not in _public_text(state, layout.LOOKOUT_CARD + 0)
+    assert card.name not in public_text(state, layout.LOOKOUT_CARD + 0)
 
 
 def test_the_table_is_shown_once_then_only_what_changed() -> None:

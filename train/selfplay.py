@@ -599,6 +599,14 @@ def resolve_device(name: str) -> str:
     return name
 
 
+def learner_device(config: Config) -> str:
+    """The device the learner of ``config`` runs on, resolved once (:func:`resolve_device`):
+    the lean PPO's ``device``; MaskablePPO always the CPU (its small MLP gains nothing from a GPU
+    and SB3 would copy every rollout to it), whatever ``device`` says, so the summary records
+    where training really ran (issue 39: it said ``cuda`` for a CPU learner)."""
+    return resolve_device(config.device) if config.algo == "ppo" else "cpu"
+
+
 def resolve_threads(config: Config) -> tuple[int, int]:
     """``(env_threads, torch_threads)`` with ``0`` resolved from the cores this process may use
     (``fort_env.tools.cpu.usable_cores``: the affinity mask capped by the cgroup quota): each
@@ -711,7 +719,7 @@ def make_model(config: Config, vec_env: VecEnv, tensorboard_log: str | None = No
         policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
         tensorboard_log=tensorboard_log,
         seed=config.seed,
-        device="cpu",
+        device=learner_device(config),
         verbose=0,
     )
 
@@ -1240,7 +1248,7 @@ def run(
         "preset": config.preset,
         "timesteps": int(timesteps),
         "algo": config.algo,
-        "device": resolve_device(config.device),
+        "device": learner_device(config),
         "eval_seeds": {"periodic": state["eval_seed"], "final": state["final_eval_seed"]},
         "train_wall_seconds": round(train_seconds, 1),
         "eval_wall_seconds": round(eval_seconds, 1),

@@ -32,7 +32,10 @@ from fort_env.game.constants import HAND, LOOKOUT, MADE_UP_RULES
 from fort_env.game.decisions import DecisionKind
 from fort_env.views.text import SCORE_LABELS, card_label, state_to_string
 
-__all__ = ["HumanQuit", "PlayResult", "TableView", "play_human", "resolve_opponents", "unplayable"]
+__all__ = [
+    "HumanQuit", "PlayResult", "TableView", "describe_decision", "hand_text", "play_human",
+    "public_text", "resolve_opponents", "unplayable",
+]  # fmt: skip
 
 
 class HumanQuit(Exception):
@@ -77,7 +80,7 @@ def rivals_needed(num_players: int, noun: str) -> str:
     return f"{num_players} players need {count} (one spec for every rival, or one per rival)"
 
 
-def _public_text(state: FortState, action: int) -> str:
+def public_text(state: FortState, action: int) -> str:
     """How a bot's action looks to the other players (no hidden information)."""
     game = state.game
     name, i = game.layout.decode(action)
@@ -94,7 +97,7 @@ def _public_text(state: FortState, action: int) -> str:
     return state.action_to_string(action)
 
 
-def _describe(state: FortState) -> str:
+def describe_decision(state: FortState) -> str:
     d = state.decision
     parts = [f"Decision: {d.kind.name.lower().replace('_', ' ')}"]
     ctx = d.context
@@ -114,7 +117,7 @@ def _describe(state: FortState) -> str:
     return "\n".join(parts)
 
 
-def _hand_text(state: FortState, seat: int) -> str:
+def hand_text(state: FortState, seat: int) -> str:
     cards = state.game.cards
     held = np.flatnonzero(state.rule_loc == seat)
     rule = MADE_UP_RULES[int(held[0])] if len(held) else "none yet"
@@ -166,7 +169,7 @@ class TableView:
                     out[f"{owner} {zone}"] = f"{owner} {zone}: {rest}"
             else:
                 out[line.partition(":")[0]] = line
-        out["Your hand"] = _hand_text(state, self.seat)
+        out["Your hand"] = hand_text(state, self.seat)
         return out
 
     def full(self, state: FortState) -> str:
@@ -276,7 +279,7 @@ def play_human(
                 changed = view.changes(state)
                 if changed:
                     output_fn(changed)
-                output_fn(_describe(state))
+                output_fn(describe_decision(state))
                 if len(legal) == 1:
                     action = legal[0]
                     output_fn(f"  (only one choice: {state.action_to_string(action)})")
@@ -292,7 +295,7 @@ def play_human(
                     partial(state.observation_tensor, seat), info["action_mask"].copy
                 )
                 action = int(bots[seat].act(obs, info))
-                output_fn(f"player {seat}: {_public_text(state, action)}")
+                output_fn(f"player {seat}: {public_text(state, action)}")
             state.apply_action(action)
             actions.append(int(action))
     except HumanQuit:

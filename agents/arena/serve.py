@@ -90,7 +90,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agents.arena.games import decision_info
-from agents.arena.human import _describe, _hand_text, _public_text, rivals_needed, unplayable
+from agents.arena.human import describe_decision, hand_text, public_text, rivals_needed, unplayable
 from agents.arena.server_limits import (
     UVICORN_LIMITS,
     Thinker,
@@ -102,7 +102,7 @@ from fort_env import FortGame, FortState
 from fort_env.game.constants import MADE_UP_RULES, SEED_LIMIT
 from fort_env.game.facts import SETUPS
 from fort_env.records import make_record
-from fort_env.tools.replay_html import _CSS, _card_texts, _frame, build_frames, render_html
+from fort_env.tools.replay_html import BOARD_CSS, board_frame, build_frames, card_texts, render_html
 from fort_env.views.text import SCORE_LABELS, card_label, state_to_string
 
 __all__ = ["MAX_BODY_BYTES", "MAX_GAMES", "MAX_GAMES_PER_CLIENT", "MAX_JSON_DEPTH",
@@ -256,7 +256,7 @@ def seat_view(state: FortState, seat: int) -> dict[str, Any]:
     legal = [int(a) for a in state.legal_actions()] if mine else []
     # the public score (the Victory Track) while the game is on; the totals, with the made-up
     # rules that were hidden until then, at the end
-    board = _redact(_frame(state, 0, 0, None), seat)
+    board = _redact(board_frame(state, 0, 0, None), seat)
     _add_made_up_rules(board, state, seat)
     scores = [int(s["score"]) for s in board["seats"]]
     if terminal:
@@ -272,7 +272,7 @@ def seat_view(state: FortState, seat: int) -> dict[str, Any]:
         "scores": scores,
         "board": board,
         "table": state_to_string(state, viewer=seat),
-        "hand": _hand_text(state, seat),
+        "hand": hand_text(state, seat),
         "hand_cards": [
             {
                 "card": label,
@@ -281,10 +281,10 @@ def seat_view(state: FortState, seat: int) -> dict[str, Any]:
             }
             for label in board["seats"][seat]["hand"]
         ],
-        "decision": _describe(state) if mine else None,
+        "decision": describe_decision(state) if mine else None,
         "unplayable": [line.strip() for line in unplayable(state, legal)] if mine else [],
         "final": None,
-        "card_text": _card_texts(state),  # every card's two actions (the game's data)
+        "card_text": card_texts(state),  # every card's two actions (the game's data)
         "rule_text": dict(texts),  # every made-up rule's text (the game's data)
     }
     if terminal:
@@ -326,7 +326,7 @@ class Game:
             action = int(self.bots[seat].act(obs, info))
             if action not in state.legal_actions():
                 raise RuntimeError(f"bot {self.players[seat]} chose illegal action {action}")
-            self.log.append({"player": seat, "text": _public_text(state, action)})
+            self.log.append({"player": seat, "text": public_text(state, action)})
             state.apply_action(action)
             self.actions.append(action)
 
@@ -663,7 +663,7 @@ def create_app(
     thinker = Thinker()  # bot moves: BOT_THREADS at once (server_limits)
 
     async def page(request: Request) -> Response:
-        html = PAGE.read_text(encoding="utf-8").replace("/*__REPLAY_CSS__*/", _CSS)
+        html = PAGE.read_text(encoding="utf-8").replace("/*__REPLAY_CSS__*/", BOARD_CSS)
         return HTMLResponse(html)
 
     async def bots(request: Request) -> Response:

@@ -50,10 +50,13 @@ from fort_env.game.files import write_text
 from fort_env.records import replay
 from fort_env.views.text import SCORE_LABELS, card_label
 
-__all__ = ["build_frames", "render_html", "script_json", "write_replay_html"]
+__all__ = [
+    "BOARD_CSS", "board_frame", "build_frames", "card_texts", "render_html", "script_json",
+    "write_replay_html",
+]  # fmt: skip
 
 
-def _frame(state: FortState, index: int, turn: int, action: int | None) -> dict[str, Any]:
+def board_frame(state: FortState, index: int, turn: int, action: int | None) -> dict[str, Any]:
     d = state.to_dict()
     n = state.game.num_players
     cards = d["cards"]
@@ -124,7 +127,7 @@ def _frame(state: FortState, index: int, turn: int, action: int | None) -> dict[
     return frame
 
 
-def _card_texts(state: FortState) -> dict[str, str]:
+def card_texts(state: FortState) -> dict[str, str]:
     """Every card's label -> its two actions, the text a chip shows on hover."""
     return {
         card_label(state, i): f"public: {card.public or '-'} | private: {card.private or '-'}"
@@ -154,10 +157,10 @@ def build_frames(record: dict[str, Any]) -> dict[str, Any]:
             leader = now
             if now >= 0:
                 turn += 1
-        frames.append(_frame(state, len(frames), turn, action))
+        frames.append(board_frame(state, len(frames), turn, action))
 
     final = replay(record, on_decision=on_decision)
-    frames.append(_frame(final, len(frames), turn, None))
+    frames.append(board_frame(final, len(frames), turn, None))
     cfg = record["config"]
     meta = {
         "num_players": cfg["num_players"],
@@ -165,7 +168,7 @@ def build_frames(record: dict[str, Any]) -> dict[str, Any]:
         "seed": record["seed"],
         "decisions": len(record["actions"]),
         "finished": final.is_terminal(),
-        "card_text": _card_texts(final),
+        "card_text": card_texts(final),
         "score_labels": dict(SCORE_LABELS),
     }
     if record.get("agents"):  # who sat where (validated: one string a seat)
@@ -198,7 +201,7 @@ def render_html(data: dict[str, Any], title: str = "Fort replay") -> str:
     """One self-contained HTML page stepping through ``data`` (from :func:`build_frames`)."""
     parts = {
         "__TITLE__": html.escape(title),
-        "__CSS__": _CSS,
+        "__CSS__": BOARD_CSS,
         "__JS__": _JS,
         "__DATA__": script_json(data),
     }
@@ -266,7 +269,7 @@ _TEMPLATE = """<!DOCTYPE html>
 </html>
 """
 
-_CSS = """
+BOARD_CSS = """
 body { font-family: system-ui, sans-serif; margin: 0; background: #f4f1ea; color: #222; }
 header { background: #3b5b3b; color: #fff; padding: 8px 16px; }
 h1 { font-size: 18px; margin: 4px 0; }
