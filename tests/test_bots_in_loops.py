@@ -60,3 +60,33 @@ def test_a_finished_game_and_a_plain_function() -> None:
         env.step(None if terminated or truncated else act_in_env(agents.make("random"), env))
     with pytest.raises(ValueError, match="over"):
         act_in_env(agents.make("random"), env)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_each_bot_is_an_opponent_in_the_single_agent_env(spec: str) -> None:
+    from fort_env.envs.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv(num_players=2, opponents=agents.make(spec))
+    _, info = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        _, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        if terminated:
+            break
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_each_bot_is_an_opponent_in_the_cpp_vector_env(spec: str) -> None:
+    """By spec, in ``FortBatchVecEnv``: the bare ``ppo`` is told the table
+    (``join_table``) and batches its forward pass; the search bots read the state's copy."""
+    pytest.importorskip("stable_baselines3")
+    if not fort_env.native.backend.available():
+        pytest.skip("needs the compiled core")
+    from fort_env.envs.vector import FortBatchVecEnv, random_legal_actions
+
+    env = FortBatchVecEnv(3, seed=1, num_players=3, opponents=agents.make(spec))
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(random_legal_actions(env.action_masks(), rng))
+    env.close()

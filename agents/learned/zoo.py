@@ -124,15 +124,22 @@ class ZooAgent:
         agent = self._load(game.num_players) if game is not None else self._agent
         return int(agent.act(observation, info))
 
+    def join_table(self, game: Any) -> None:
+        """Load the shipped model for ``game``'s table size (``game.num_players``): what the
+        vector envs call before each game an opponent plays (``FortBatchVecEnv``)."""
+        self._load(int(game.num_players))
+
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """As ``PPOAgent.act_batch``; needs the model loaded (``ppo:players=N`` or a first
-        decision through :meth:`act`).
+        """As ``PPOAgent.act_batch``; needs the model loaded (``ppo:players=N``,
+        :meth:`join_table`, or a first decision through :meth:`act`).
 
         Raises:
             ModelFileError: no model loaded yet.
         """
         if self._agent is None:
-            raise ModelFileError("ppo", "act_batch needs ppo:players=N (the table's size)")
+            raise ModelFileError(
+                "ppo", "act_batch needs ppo:players=N or join_table(game) (the table's size)"
+            )
         return np.asarray(self._agent.act_batch(observations, masks))
 
     def __repr__(self) -> str:

@@ -172,7 +172,10 @@ class FortBatchVecEnv(VecEnv):
     called from Python for each decision of its seat, with the envs waiting for it grouped:
     an opponent with ``act_batch(observations (K, D), masks (K, N) bool) -> K actions`` (a
     frozen policy: one forward pass) acts for its whole group at once, others env by env with
-    ``act(observation, info)`` (``info`` from ``opponent_info``, on a copy of the state).
+    ``act(observation, info)`` (``info`` from ``opponent_info``, on a copy of the state). An
+    opponent with ``join_table(game)`` is told the game (a ``FortGame``) before each game it
+    plays: the bare zoo ``ppo`` then loads the model for the table's size and batches like any
+    frozen policy.
     ``opponent_sampler(rng, num_rivals)`` draws each env's opponents one game ahead (C++ deals
     a finished game's successor at once); ``env_method("set_opponent_sampler", s)`` and
     ``env_method("set_opponents", o)`` apply from each env's next game on.
@@ -308,6 +311,9 @@ class FortBatchVecEnv(VecEnv):
                 seed_fn = getattr(opponent, "seed", None)
                 if callable(seed_fn) and opponent_code(opponent) == EXTERNAL:
                     seed_fn(int(self._rngs[i].integers(2**32)))
+                join = getattr(opponent, "join_table", None)
+                if callable(join) and opponent_code(opponent) == EXTERNAL:
+                    join(self.game)  # e.g. the bare zoo ``ppo`` loads the table size's model
             self._next[i] = self._draw(i)
         if len(envs):
             self._push_next(envs)
