@@ -55,7 +55,7 @@ __all__ = [
     "HeuristicAgent",
     "LazyObservation", "MissingInfoError", "OpportunistAgent", "RandomAgent", "ScorerAgent",
     "SeatView", "asks_trust", "available", "check_file_spec", "check_seed_argument", "make",
-    "register", "with_trust",
+    "plugin_agents", "register", "with_trust",
 ]  # fmt: skip
 
 # The strongest heuristic, measured by `fort-env tournament` (see the module's tests/notes).
@@ -296,6 +296,16 @@ def _rllib(args: str | None) -> Agent:
 
 
 register("rllib", _rllib)
+
+
+_BUILT_IN = frozenset(_REGISTRY)  # the project's own agents, registered above
+
+
+def plugin_agents() -> list[str]:
+    """The names registered besides the project's own (by the ``fort_env.agents`` entry-point
+    plugins, or by ``register`` at run time), sorted: ``fort-env ladder`` adds each that builds
+    without arguments."""
+    return sorted(set(_REGISTRY) - _BUILT_IN)
 
 
 def _load_plugins() -> None:

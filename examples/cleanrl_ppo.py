@@ -50,6 +50,26 @@ class Args:
     log_every: int = 10
 
 
+HELP = {
+    "seed": "seed of the games (env i: seed + i), torch and the sampling",
+    "num_envs": "games stepped together in C++ (the vector env's B)",
+    "num_steps": "steps per env per rollout (a rollout has num_envs * num_steps samples)",
+    "total_steps": "learner samples to train on",
+    "learning_rate": "Adam's learning rate",
+    "gamma": "discount",
+    "gae_lambda": "GAE's lambda",
+    "minibatches": "minibatches per epoch",
+    "epochs": "passes over each rollout",
+    "clip": "PPO's clip range of the probability ratio",
+    "ent_coef": "entropy bonus weight",
+    "vf_coef": "value loss weight",
+    "max_grad_norm": "gradient norm clip",
+    "device": "torch device of the network (cpu, cuda)",
+    "threads": "C++ threads stepping the games",
+    "log_every": "rollouts between two log lines (samples/s, win rate)",
+}
+
+
 class Agent(nn.Module):
     """A shared trunk, a policy head over the N actions and a value head."""
 
@@ -173,7 +193,12 @@ def train(args: Args) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name, value in vars(Args()).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+        parser.add_argument(
+            f"--{name.replace('_', '-')}",
+            type=type(value),
+            default=value,
+            help=f"{HELP[name]} (default: %(default)s)",
+        )
     train(Args(**vars(parser.parse_args())))
 
 

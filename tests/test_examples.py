@@ -49,3 +49,16 @@ def test_the_example_learns_to_beat_random() -> None:
     example = _example()
     result = example.train(example.Args(total_steps=120_000, log_every=25, seed=3))
     assert not math.isnan(result["win_rate"]) and result["win_rate"] > 0.8, result
+
+
+def test_every_option_of_the_example_says_what_it_does() -> None:
+    """Issue 38: its ``--help`` listed the options without a word on any of them."""
+    module = _example()
+    assert set(module.HELP) == set(vars(module.Args()))
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--help"], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0
+    text = " ".join(run.stdout.split())
+    for name, words in module.HELP.items():
+        assert " ".join(words.split()) in text, name

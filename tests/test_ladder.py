@@ -293,3 +293,26 @@ def test_a_model_of_another_player_count_is_refused(
     text = result.stderr if result.stderr else result.output
     lines = [line for line in text.splitlines() if line.strip()]
     assert lines == [f"error: --ppo-full: {model} plays 4 players, not 2"]
+
+
+def test_installed_plugin_bots_join_the_ladder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: a bot an installed plugin registers joins without being named; one that
+    needs arguments, or plays another player count, stays out."""
+    import agents
+    from agents.arena.ladder import default_bots
+
+    class Fixed(agents.RandomAgent):
+        num_players = 3
+
+    monkeypatch.setitem(agents._REGISTRY, "plugin_bot", lambda args: agents.RandomAgent())
+    monkeypatch.setitem(agents._REGISTRY, "plugin_3p", lambda args: Fixed())
+
+    def needs_args(args: str | None) -> agents.Agent:
+        raise ValueError("plugin_args needs a model")
+
+    monkeypatch.setitem(agents._REGISTRY, "plugin_args", needs_args)
+    assert {"plugin_bot", "plugin_3p", "plugin_args"} <= set(agents.plugin_agents())
+    names = [b.name for b in default_bots(ismcts_ms=(), num_players=2)]
+    assert "plugin_bot" in names and "plugin_3p" not in names and "plugin_args" not in names
+    named = [b.name for b in default_bots(ismcts_ms=(), num_players=2, add=["plugin_bot"])]
+    assert named.count("plugin_bot") == 1

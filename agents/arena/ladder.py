@@ -19,8 +19,10 @@ How the games are played
   ``runs/full/latest/model.safetensors``, or the paths given; :func:`left_out` says why one is
   missing), the zoo's shipped policy ``ppo`` (``agents.learned.zoo``) when one ships for the
   player count, and the policy-guided search when an agent named in :data:`GUIDED_NAMES` is
-  registered and builds without arguments (searching with the shipped model). More
-  agent specs can be added (``--add``).
+  registered and builds without arguments (searching with the shipped model), and every agent
+  an installed plugin registers (``agents.plugin_agents``: the ``fort_env.agents`` entry
+  points) that builds without arguments and plays the player count. More agent specs can be
+  added (``--add``).
 - **Tables**: every combination of ``num_players`` different bots plays ``games`` games
   (for 2 players: every pair). Each table is one :func:`agents.arena.tournament.run_tournament`
   run, so seats rotate and the games of a rotation block share one deal (that module's
@@ -121,7 +123,7 @@ def default_bots(
             model given explicitly that was trained for another player count, or the same bot
             twice.
     """
-    from agents import available, make
+    from agents import available, make, plugin_agents
     from agents.learned.policy_file import trained_num_players
 
     bots = [Bot(s, s) for s in ("random", "builder", "scorer", "opportunist", "greedy")]
@@ -164,7 +166,19 @@ def default_bots(
                 continue  # its model plays another player count: --add puct:model=
             bots.append(Bot(guided, guided))
             break
-    bots.extend(Bot(s.strip(), s.strip()) for s in add)
+    extra = [s.strip() for s in add]
+    for name in plugin_agents():  # installed plugins' bots (issue 38): those that build alone
+        if name in extra or any(b.name == name for b in bots):
+            continue
+        try:
+            agent = make(name)
+        except Exception:
+            continue
+        plays = getattr(agent, "num_players", None)
+        if isinstance(plays, int) and plays != num_players:
+            continue
+        bots.append(Bot(name, name))
+    bots.extend(Bot(s, s) for s in extra)
     names = [b.name for b in bots]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
