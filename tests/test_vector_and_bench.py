@@ -67,6 +67,9 @@ def test_bench_reports_every_figure() -> None:
         assert result[key] is not None and result[key] > 0, key
     batch = result["vector64_batch_decisions_per_s"]  # the C++ batch: on the cpp backend only
     assert batch > 0 if result["config"]["backend"] == "cpp" else batch is None
+    self_play = result["self_play64_decisions_per_s"]  # the lean PPO's env side
+    assert self_play > 0 if result["config"]["backend"] == "cpp" else self_play is None
+    assert ("SelfPlayBatch B=64" in format_bench(result)) is True
     assert set(result["peers"]) == {"connect_four_v3", "texas_holdem_v4 (4p)"}
     assert set(result["engine_peers"]) == set(result["engine_ratios"]) == set(ENGINE_PEERS)
     text = format_bench(result)

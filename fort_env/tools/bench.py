@@ -334,6 +334,8 @@ def run_bench(
     one thread; None on the Python backend),
     ``vector64_batch_decisions_per_s`` (``FortBatchVecEnv``, the games in C++, B = 64; None on
     the Python backend or without the train extra),
+    ``self_play64_decisions_per_s`` (``SelfPlayBatch``, B = 64, every seat a learner, random
+    legal actions: the lean PPO's env side; None on the Python backend),
     ``peers`` ({name: decisions/s or None}), ``ratios`` ({name: median over rounds of Fort
     AEC / peer, measured in the same round}), ``engine_peers`` ({OpenSpiel game: decisions/s
     in the engine loop, or None without ``open_spiel``}), ``engine_ratios`` ({game: median
@@ -427,6 +429,14 @@ def _run_bench(
             if game.backend == "cpp"
             else None
         )
+    if game.backend == "cpp":  # the lean PPO's env: every seat a learner, in C++
+        from fort_env.envs.self_play import self_play_decisions_per_second
+
+        out["self_play64_decisions_per_s"] = statistics.median(
+            [self_play_decisions_per_second(64, seconds, r) for r in range(rounds)]
+        )
+    else:
+        out["self_play64_decisions_per_s"] = None
     from fort_env.native.playout import (
         playout_decisions_per_second,  # random playouts inside the C++ core
     )
@@ -551,6 +561,9 @@ def format_bench(result: dict[str, Any]) -> str:
     batch = result.get("vector64_batch_decisions_per_s")
     rows.append(("FortBatchVecEnv B=64 (2p, C++), learner decisions/s",
                  "needs cpp, train extra" if batch is None else f"{batch:,.0f}"))  # fmt: skip
+    sp = result.get("self_play64_decisions_per_s")
+    rows.append(("SelfPlayBatch B=64 (2p, C++, every seat learns), decisions/s",
+                 "cpp backend only" if sp is None else f"{sp:,.0f}"))  # fmt: skip
     pl = result.get("playout_decisions_per_s")
     rows.append(("playouts inside C++ (random, 1 thread), decisions/s",
                  "cpp backend only" if pl is None else f"{pl:,.0f}"))  # fmt: skip
