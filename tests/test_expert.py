@@ -198,3 +198,20 @@ def test_a_critic_is_fitted_on_the_tables(tmp_path: Path) -> None:
     expert.fit(policy, data, _config(path, epochs=25, learning_rate=1e-3, batch_size=64))
     after = expert.evaluate(policy, data)
     assert after["critic_mse"] < 0.7 * before["critic_mse"]
+
+
+def test_the_command_reads_its_defaults_from_the_config() -> None:
+    """Issue 39: ``fort-env expert``'s options repeated every default of ExpertConfig; they
+    are read from it now (``train/expert_config.py``), so the two cannot drift."""
+    import dataclasses
+    import inspect
+
+    from train.cli import expert_command
+    from train.expert_config import EXPERT_DEFAULTS, ExpertConfig
+
+    params = inspect.signature(expert_command).parameters
+    fields = dataclasses.fields(ExpertConfig)
+    shared = [f.name for f in fields if f.name in params and f.name != "model"]
+    assert len(shared) >= 15
+    for name in shared:
+        assert params[name].default == getattr(EXPERT_DEFAULTS, name), name

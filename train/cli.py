@@ -14,6 +14,7 @@ import typer
 
 from fort_env.game.facts import SETUPS
 from fort_env.tools.cli_errors import bad_option, fail, failures
+from train.expert_config import EXPERT_DEFAULTS as _EXPERT
 
 __all__ = ["main", "register", "train"]
 
@@ -309,55 +310,65 @@ def expert_command(
     num_players: Annotated[
         int, typer.Option(min=2, max=4, help="without --model: the shipped model's count")
     ] = 2,
-    rounds: Annotated[int, typer.Option(min=1, max=10_000, help="rounds")] = 10,
+    rounds: Annotated[int, typer.Option(min=1, max=10_000, help="rounds")] = _EXPERT.rounds,
     minutes: Annotated[
         float, typer.Option(min=0.0, max=10**6, help="start no round after this (0: no limit)")
-    ] = 0.0,
-    games: Annotated[int, typer.Option(min=1, max=10**6, help="self-play games a round")] = 200,
+    ] = _EXPERT.minutes,
+    games: Annotated[
+        int, typer.Option(min=1, max=10**6, help="self-play games a round")
+    ] = _EXPERT.games,
     sims: Annotated[
         int, typer.Option(min=2, max=10**6, help="simulations per self-play decision")
-    ] = 100,
+    ] = _EXPERT.sims,
     batch: Annotated[
         int, typer.Option(min=1, max=256, help="leaves per forward pass in the searches")
-    ] = 1,
+    ] = _EXPERT.batch,
     explore: Annotated[
         int, typer.Option(min=0, max=10**4, help="decisions a game drawn from the visits")
-    ] = 10,
+    ] = _EXPERT.explore,
     noise: Annotated[
         float, typer.Option(min=0.0, max=0.99, help="root Dirichlet noise's weight")
-    ] = 0.25,
+    ] = _EXPERT.noise,
     full_share: Annotated[
         float,
         typer.Option(
             min=0.01, max=1.0, help="share of decisions searched fully and kept (playout cap)"
         ),
-    ] = 1.0,
+    ] = _EXPERT.full_share,
     fast_sims: Annotated[
         int, typer.Option(min=2, max=10**6, help="simulations of the other decisions' searches")
-    ] = 16,
+    ] = _EXPERT.fast_sims,
     q_mix: Annotated[
         float,
         typer.Option(
             min=0.0, max=1.0, help="value target: share of the search's value (0: outcome)"
         ),
-    ] = 0.0,
-    window: Annotated[int, typer.Option(min=1, max=1000, help="rounds of samples fitted")] = 3,
-    epochs: Annotated[int, typer.Option(min=1, max=1000, help="passes over the samples")] = 2,
-    learning_rate: Annotated[float, typer.Option(min=1e-8, max=1.0, help="Adam step size")] = 1e-4,
+    ] = _EXPERT.q_mix,
+    window: Annotated[
+        int, typer.Option(min=1, max=1000, help="rounds of samples fitted")
+    ] = _EXPERT.window,
+    epochs: Annotated[
+        int, typer.Option(min=1, max=1000, help="passes over the samples")
+    ] = _EXPERT.epochs,
+    learning_rate: Annotated[
+        float, typer.Option(min=1e-8, max=1.0, help="Adam step size")
+    ] = _EXPERT.learning_rate,
     gate_games: Annotated[
         int, typer.Option(min=0, max=10**6, help="gate games a round (0: no gate)")
-    ] = 60,
+    ] = _EXPERT.gate_games,
     gate_sims: Annotated[
         int, typer.Option(min=1, max=10**6, help="simulations per gate decision")
-    ] = 64,
+    ] = _EXPERT.gate_sims,
     threshold: Annotated[
         float, typer.Option(min=0.01, max=0.99, help="the gate's win rate at 2 players")
-    ] = 0.55,
-    workers: Annotated[int, typer.Option(min=1, max=256, help="game processes")] = 2,
+    ] = _EXPERT.threshold,
+    workers: Annotated[int, typer.Option(min=1, max=256, help="game processes")] = _EXPERT.workers,
     device: Annotated[
         str, typer.Option(help="the fit's torch device: auto, cpu, cuda or cuda:K")
-    ] = "auto",
-    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="seeds games and fit")] = 0,
+    ] = _EXPERT.device,
+    seed: Annotated[
+        int, typer.Option(min=0, max=MAX_SEED, help="seeds games and fit")
+    ] = _EXPERT.seed,
 ) -> None:
     """Expert iteration for puct (train/expert.py): rounds of C++ search self-play, a fit
     of the policy head to the root visits and the value head to the outcomes, and a gate
