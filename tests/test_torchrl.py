@@ -14,6 +14,7 @@ from torchrl.envs.utils import check_env_specs
 import fort_env
 
 
+@pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested using version")
 @pytest.mark.parametrize("num_players", [2, 3])
 def test_the_wrapper_passes_torchrls_checks_and_plays_legally(num_players: int) -> None:
     env = PettingZooWrapper(
