@@ -99,8 +99,7 @@ def _play(states: dict[str, Any], choices: bytes, env: dict[str, Any]) -> None:
     for i in range(PLAY_STEPS):
         try:
             views = {
-                b: (s.is_terminal(), [int(a) for a in s.legal_actions()])
-                for b, s in states.items()
+                b: (s.is_terminal(), [int(a) for a in s.legal_actions()]) for b, s in states.items()
             }
         except env["StateError"] as exc:  # a card set whose actions branch past the budget
             if "legality search" not in str(exc):  # (search.SEARCH_NODE_BUDGET, issue 42)
