@@ -355,10 +355,10 @@ def test_a_resampled_state_invents_no_private_past_for_other_seats() -> None:
     assert drafts and all(e.forms[1][2] == og.HIDDEN for e in drafts)
 
 
-def test_perfect_recall_the_order_of_payments() -> None:
-    """Paying toys then pizza or pizza then toys ends in the same observation for every seat,
-    but not in the same information state: the history tells them apart."""
-    game = pyspiel.load_game("python_fort", {"players": 2, "deals": 4})
+def payment_orders(game: Any) -> list[Any]:
+    """Two positions of one random game of ``game`` (2 players) that differ only in the order
+    of a payment: a toy then a pizza, and a pizza then a toy (tests/test_openspiel_compact.py
+    uses them too)."""
     state = game.new_initial_state()
     state.apply_action(0)
     rng = np.random.default_rng(0)
@@ -369,9 +369,14 @@ def test_perfect_recall_the_order_of_payments() -> None:
         if toys in legal and pizza in legal:
             a, b = state.child(toys), state.child(pizza)
             if pizza in a.legal_actions() and toys in b.legal_actions():
-                ends = [a.child(pizza), b.child(toys)]
-                break
+                return [a.child(pizza), b.child(toys)]
         state.apply_action(int(rng.choice(legal)))
+
+
+def test_perfect_recall_the_order_of_payments() -> None:
+    """Paying toys then pizza or pizza then toys ends in the same observation for every seat,
+    but not in the same information state: the history tells them apart."""
+    ends = payment_orders(pyspiel.load_game("python_fort", {"players": 2, "deals": 4}))
     for p in range(2):
         np.testing.assert_array_equal(ends[0].observation_tensor(p), ends[1].observation_tensor(p))
         assert ends[0].observation_string(p) == ends[1].observation_string(p)

@@ -17,6 +17,7 @@ from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts  # noqa: E4
 
 import fort_env.envs.openspiel as og  # noqa: E402  (registers "python_fort")
 from fort_env import FortGame  # noqa: E402
+from tests.test_openspiel import payment_orders  # noqa: E402
 
 
 def _game(**params: Any) -> Any:
@@ -139,20 +140,7 @@ def test_the_order_of_payments_splits_the_compact_state() -> None:
     """Paying toys then pizza or pizza then toys ends in the same observation for every seat,
     but not in the same compact information state, even with a window of one decision."""
     for window in (1, og.DEFAULT_HISTORY_WINDOW):
-        game = _game(players=2, deals=4, history_window=window)
-        state = game.new_initial_state()
-        state.apply_action(0)
-        rng = np.random.default_rng(0)
-        toys, pizza = game.fort.layout.PAY, game.fort.layout.PAY + 2  # from Stuff
-        while True:
-            assert not state.is_terminal(), "no payment of a toy and a pizza in this game"
-            legal = state.legal_actions()
-            if toys in legal and pizza in legal:
-                a, b = state.child(toys), state.child(pizza)
-                if pizza in a.legal_actions() and toys in b.legal_actions():
-                    ends = [a.child(pizza), b.child(toys)]
-                    break
-            state.apply_action(int(rng.choice(legal)))
+        ends = payment_orders(_game(players=2, deals=4, history_window=window))
         for p in range(2):
             np.testing.assert_array_equal(
                 ends[0].observation_tensor(p), ends[1].observation_tensor(p)
