@@ -65,10 +65,11 @@ TERMINAL_PLAYER = -4  # OpenSpiel's kTerminalPlayerId
 SEED_LIMIT = 2**62  # seeds are ints in [0, SEED_LIMIT): they are stored and digested as int64
 # Positions one legality search may expand (the searches of one legal_actions, or a search for a
 # completion begun outside any other: fort_env/game/rules/search.py, cpp/src/rules/search.cc)
-# before it stops with StateError. Games of the shipped cards needed at most 3,866 (5,400
-# playouts, docs/reliability.md); a state written through the views, or a card set whose
-# actions branch at every step, may need exponentially many. The C++ core expands ~250k a
-# second, so this bounds the time one call holds the GIL to about 0.4 s (issue 42).
+# before it stops with StateError. Games of the shipped cards needed at most 3,866 (7,200
+# built-in-policy playouts: scripts/search_peak.py); a state written through the views, or a
+# card set whose actions branch at every step, may need exponentially many. The C++ core
+# expanded ~250k a second in an inline timing, so this bounds the time one call holds the GIL
+# to about 0.4 s (issue 42, docs/reliability.md).
 SEARCH_NODE_BUDGET = 100_000
 
 # The built-in policies of the compiled core (cpp/include/fort/bots/policy.h) by code: the name at

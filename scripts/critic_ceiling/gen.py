@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 import torch
+from rollout_floor import make_bots
 
-import agents
 from agents.arena.games import play_game
 from fort_env import FortGame, FortState
 
@@ -81,11 +81,7 @@ def main() -> None:
         specs = tables[s % 3]
         shift = s % 2
         specs = specs[shift:] + specs[:shift]
-        bots = [agents.make(x) for x in specs]
-        for i, b in enumerate(bots):
-            f = getattr(b, "seed", None)
-            if callable(f):
-                f(s * 10 + i)
+        bots = make_bots(specs, s)
         keep = Keep(a.keep, np.random.default_rng(s))
         _, state = play_game(game, bots, s, index=g, observer=keep)
         out = np.asarray(state.returns(), np.float32)
