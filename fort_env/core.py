@@ -21,7 +21,7 @@ import numpy as np
 
 from fort_env.game import actions as A
 from fort_env.game import validation
-from fort_env.game.constants import TERMINAL_PLAYER
+from fort_env.game.constants import TERMINAL_PLAYER, ZONES
 from fort_env.game.decisions import Decision, DecisionKind
 from fort_env.game.errors import ConfigError, IllegalActionError, describe
 from fort_env.game.facts import SETUPS, GameFacts
@@ -233,6 +233,37 @@ class FortState(StateArrays):
     def score_breakdown(self) -> list[dict[str, int]]:
         """Per seat: ``track``, ``fort_level``, ``made_up_rule``, ``macaroni``, ``total``."""
         return score_breakdown(self)
+
+    # ------------------------------------------------------------------ where things are
+    # What bots and tools read instead of the raw ``zone``/``owner``/``rule_loc``/``perk_loc``
+    # arrays (the import contracts keep agents/ and train/ off the state's layout; a test checks
+    # that they read no raw array).
+    def cards_in(self, zone: int, owner: int | None = None) -> np.ndarray:
+        """The cards in ``zone`` (a zone code of ``fort_env.game.constants``: ``HAND``,
+        ``LOOKOUT``, ``PARK_DECK``, ...), only ``owner``'s when given (a seat, 0-based; ``-1``:
+        the shared cards): card indices, int64 ``(k,)``, ascending. Reads the full state: a
+        seat's view of it is ``SeatView``. Raises ``ValueError`` for a zone or owner out of
+        range."""
+        if not 0 <= int(zone) < len(ZONES):
+            raise ValueError(f"zone must be in 0..{len(ZONES) - 1}, got {zone}")
+        where = self.zone == zone
+        if owner is not None:
+            if not -1 <= int(owner) < self.game.num_players:
+                raise ValueError(
+                    f"owner must be -1 or a seat 0..{self.game.num_players - 1}, got {owner}"
+                )
+            where &= self.owner == owner
+        return np.flatnonzero(where).astype(np.int64)
+
+    def made_up_rules_held(self, seat: int) -> np.ndarray:
+        """The made-up rules ``seat`` holds (p.9): indices into ``constants.MADE_UP_RULES``,
+        int64 ``(k,)``, ascending; ``seat=IN_STACK`` (-1): those still in the facedown stack."""
+        return np.flatnonzero(self.rule_loc == seat).astype(np.int64)
+
+    def perks_held(self, seat: int) -> np.ndarray:
+        """The perks ``seat`` holds (p.8): indices into ``constants.PERKS``, int64 ``(k,)``,
+        ascending; ``seat=IN_STACK`` (-1): those still in the face-up row."""
+        return np.flatnonzero(self.perk_loc == seat).astype(np.int64)
 
     def action_to_string(self, action: int) -> str:
         """The action's name at this position, e.g. ``"play Bug (#12)"``."""
