@@ -417,10 +417,57 @@ def expert_command(
     )
 
 
+def value_fit_command(
+    model: Annotated[Path, typer.Option(help="the network whose value head is refitted")],
+    out: Annotated[Path, typer.Option(help="the new network: NAME(.safetensors) + NAME.json")],
+    games: Annotated[int, typer.Option(min=10, max=10**6, help="training games")] = 2000,
+    holdout_games: Annotated[
+        int, typer.Option(min=1, max=10**6, help="held-out games (other deals)")
+    ] = 200,
+    keep: Annotated[
+        float, typer.Option(min=0.001, max=1.0, help="share of decisions kept as positions")
+    ] = 0.12,
+    opponents: Annotated[
+        str, typer.Option(help="comma-separated agent specs; self: the network sampling")
+    ] = "self,heuristic,builder,scorer",
+    seed: Annotated[int, typer.Option(min=0, max=2**40 - 1, help="seeds deals and agents")] = 0,
+) -> None:
+    """Refit a network's value head to who wins (train/value_fit.py), its policy unchanged:
+    ridge regression of the outcome (+1 win, -1 loss) on the trunk's features, on positions of
+    the network's games against OPPONENTS; prints the held-out error before and after.
+
+    The new network plays as ppo exactly as the old one; puct:model=OUT.safetensors searches
+    with a value head that estimates who wins.
+    """
+    with failures("--model"):  # ImportError without the train extra; a bad model file
+        from agents.learned.policy_file import load_policy_file
+        from train.value_fit import ValueFitConfig, run
+
+        load_policy_file(model)
+    config = ValueFitConfig(
+        model=str(model),
+        games=games,
+        holdout_games=holdout_games,
+        keep=keep,
+        opponents=opponents,
+        seed=seed,
+    )
+    with failures("--opponents"):
+        config.check()
+        import agents
+
+        for spec in config.opponents.split(","):
+            if spec.strip() not in ("", "self"):
+                agents.make(spec.strip())  # an unknown agent fails here, before any game
+    with failures("--out"):
+        run(config, out, log=typer.echo)
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``train`` and ``expert`` commands to ``app``."""
+    """Add the ``train``, ``expert`` and ``value-fit`` commands to ``app``."""
     app.command("train")(train_command)
     app.command("expert")(expert_command)
+    app.command("value-fit")(value_fit_command)
 
 
 def main() -> None:

@@ -1,0 +1,243 @@
+"""Refit a network's value head to who wins (``fort-env value-fit``); its policy unchanged.
+
+Why: the value head of a PPO network is trained on the learner's return, discounted and shaped
+by the score margin, not on the outcome: on held-out positions of games between the shipped
+bots its squared error against the outcome is about 0.8 (the constant 0 scores 1.0;
+docs/agents.md, "How well can a network learn who wins?"). ``puct`` backs up that head's
+estimate of a seat's win/loss return at every leaf (cpp/include/fort/bots/puct.h), so it is
+the search's evaluation. This module refits only the value head, a linear layer on the trunk's
+last hidden layer, to the outcome: the trunk and the policy head are copied bit for bit, so
+``ppo`` plays exactly as before (tested) and ``puct`` gets a value head that estimates who wins.
+
+The data: ``games`` games of the network (its most probable legal action) against each of
+``opponents`` in turn (``self``: a copy of the network sampling its policy; otherwise an agent
+spec), seats rotated; every decision is kept with probability ``keep``, as one row per seat:
+the seat's observation (what the value head reads) and its final return, +1 for a winner and
+-1 for the others (``FortState.returns``, rulebook p.11). The fit: ridge regression in closed
+form on the trunk's features (float64), its penalty chosen among :data:`RIDGE_PENALTIES` on the
+last tenth of the training games, then refitted on them all. A separate set of
+``holdout_games`` games (other deals) measures the squared error before and after.
+
+Needs the ``train`` extra (torch). Raises ``ValueError`` for settings out of range and
+``fort_env.ModelFileError`` for a model that cannot be loaded.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import agents
+from agents.arena.games import play_game
+from agents.learned.policy_file import load_policy_file, read_description, save_policy
+from agents.learned.ppo import PPOAgent
+from fort_env import FortGame, FortState
+
+__all__ = ["RIDGE_PENALTIES", "ValueFitConfig", "fit_value_head", "play_positions", "run"]
+
+RIDGE_PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
+"""The ridge penalties tried (on the sum of squares of the features' weights, not the bias)."""
+
+HOLDOUT_SEED_OFFSET = 1_000_000_007  # the held-out deals: seeds far from the training ones
+
+
+@dataclass
+class ValueFitConfig:
+    """``fort-env value-fit``'s settings (kept in the new network's description)."""
+
+    model: str
+    """The network (``NAME.safetensors``) whose value head is refitted."""
+    games: int = 2000
+    """Training games (each opponent in turn; seats rotated)."""
+    holdout_games: int = 200
+    """Held-out games, on other deals, for the error before and after."""
+    keep: float = 0.12
+    """Share of decisions kept as positions."""
+    opponents: str = "self,heuristic,builder,scorer"
+    """Comma-separated opponents (``self``: the network sampling its own policy)."""
+    seed: int = 0
+    """Seeds the deals (game ``g``: ``seed * 100_000 + g``), the agents and the keeping."""
+
+    def check(self) -> None:
+        """Raises ValueError naming the first setting out of range."""
+        if self.games < 10 or self.holdout_games < 1:
+            raise ValueError(
+                f"games must be at least 10 and holdout_games at least 1, got {self.games} "
+                f"and {self.holdout_games}"
+            )
+        if not 0.0 < self.keep <= 1.0:
+            raise ValueError(f"keep must be in (0, 1], got {self.keep}")
+        if not [o for o in self.opponents.split(",") if o.strip()]:
+            raise ValueError("opponents must name at least one opponent")
+        if not 0 <= self.seed < 2**40:
+            raise ValueError(f"seed must be in 0..2**40-1, got {self.seed}")
+
+
+class _Keep:
+    """An observer keeping each decision with probability ``keep``: every seat's observation."""
+
+    def __init__(self, keep: float, rng: np.random.Generator, num_players: int) -> None:
+        self.keep, self.rng, self.n = keep, rng, num_players
+        self.obs: list[np.ndarray] = []
+
+    def before(self, state: FortState, seat: int, action: int) -> None:
+        if self.rng.random() < self.keep:
+            self.obs.append(np.stack([state.observation_tensor(p) for p in range(self.n)]))
+
+    def after(self, state: FortState, seat: int, action: int) -> None:
+        pass
+
+    def end(self, state: FortState) -> dict[str, Any]:
+        return {}
+
+
+def play_positions(
+    policy: Any, game: FortGame, opponents: list[str], games: int, base_seed: int, keep: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Positions of ``games`` games of ``policy`` against ``opponents`` (in turn, seats
+    rotated; game ``g`` dealt from ``base_seed + g``): ``(obs float32 (M, D), outcome float32
+    (M,), game int64 (M,))``, one row per kept decision and seat."""
+    n = game.num_players
+    rows: list[np.ndarray] = []
+    outcomes: list[np.ndarray] = []
+    game_ids: list[np.ndarray] = []
+    for g in range(games):
+        seed = base_seed + g
+        rival = opponents[g % len(opponents)]
+        seats: list[Any] = [PPOAgent(policy=policy, seed=seed)]
+        for i in range(1, n):
+            if rival == "self":
+                seats.append(PPOAgent(policy=policy, deterministic=False, seed=seed * 10 + i))
+            else:
+                seats.append(agents.make(rival, seed=seed * 10 + i))
+        shift = (g // len(opponents)) % n
+        seats = seats[shift:] + seats[:shift]
+        observer = _Keep(keep, np.random.default_rng(seed), n)
+        _, state = play_game(game, seats, seed, index=g, observer=observer)
+        returns = np.asarray(state.returns(), np.float32)
+        for obs in observer.obs:
+            rows.append(obs)
+            outcomes.append(returns)
+            game_ids.append(np.full(n, g, np.int64))
+    if not rows:
+        size = game.observation_size
+        return np.zeros((0, size), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
+    return (
+        np.concatenate(rows).astype(np.float32),
+        np.concatenate(outcomes),
+        np.concatenate(game_ids),
+    )
+
+
+def _features(net: Any, obs: np.ndarray) -> Any:
+    """The trunk's last hidden layer with a column of ones: float64 ``(M, H + 1)``."""
+    import torch
+
+    parts = []
+    with torch.no_grad():
+        for i in range(0, len(obs), 4096):
+            parts.append(net.hidden(torch.from_numpy(obs[i : i + 4096])).double())
+    hidden = torch.cat(parts) if parts else torch.zeros((0, net.value_head.in_features))
+    return torch.cat([hidden, torch.ones((len(hidden), 1), dtype=torch.float64)], 1)
+
+
+def _ridge(x: Any, y: Any, penalty: float) -> Any:
+    import torch
+
+    gram = x.T @ x
+    eye = torch.eye(x.shape[1], dtype=torch.float64)
+    eye[-1, -1] = 0.0  # the bias is not penalised
+    return torch.linalg.solve(gram + penalty * eye, x.T @ y)
+
+
+def _mse(x: Any, y: Any, w: Any) -> float:
+    """Squared error of the clipped estimate (the search clips it to -1..1)."""
+    return float(((x @ w).clamp(-1.0, 1.0) - y).pow(2).mean())
+
+
+def fit_value_head(
+    net: Any, obs: np.ndarray, outcome: np.ndarray, game_ids: np.ndarray
+) -> dict[str, Any]:
+    """Refit ``net.value_head`` in place to ``outcome`` (ridge regression on the trunk's
+    features, the penalty chosen on the last tenth of the games); returns the penalty and the
+    validation errors. The trunk and the policy head are not touched."""
+    import torch
+
+    x = _features(net, obs)
+    y = torch.from_numpy(outcome).double()
+    last = np.unique(game_ids)
+    valid = torch.from_numpy(np.isin(game_ids, last[-max(1, len(last) // 10) :]))
+    errors = {}
+    for penalty in RIDGE_PENALTIES:
+        w = _ridge(x[~valid], y[~valid], penalty)
+        errors[penalty] = _mse(x[valid], y[valid], w)
+    best = min(errors, key=lambda p: errors[p])
+    w = _ridge(x, y, best)
+    with torch.no_grad():
+        net.value_head.weight.copy_(w[:-1].float()[None, :])
+        net.value_head.bias.copy_(w[-1:].float())
+    return {"penalty": best, "validation_mse": {str(k): v for k, v in errors.items()}}
+
+
+def _value_mse(net: Any, obs: np.ndarray, outcome: np.ndarray) -> float:
+    import torch
+
+    x = _features(net, obs)
+    w = torch.cat([net.value_head.weight.detach()[0], net.value_head.bias.detach()]).double()
+    return _mse(x, torch.from_numpy(outcome).double(), w)
+
+
+def run(config: ValueFitConfig, out: str | Path, log: Any = print) -> dict[str, Any]:
+    """Refit ``config.model``'s value head and save the network as ``out`` (``NAME`` or
+    ``NAME.safetensors`` + ``NAME.json``; its description's ``training.value_fit`` is the
+    returned report: the config, positions, penalty, held-out errors before and after,
+    seconds). Raises ValueError for a bad config."""
+    import torch
+
+    config.check()
+    torch.set_num_threads(1)  # many small forward passes: threads only contend
+    net, _ = load_policy_file(config.model)
+    described = read_description(config.model)
+    facts = described["game"]
+    game = FortGame(facts["num_players"], facts["setup"], facts.get("card_set"))
+    opponents = [o.strip() for o in config.opponents.split(",") if o.strip()]
+    t0 = time.perf_counter()
+    base = config.seed * 100_000
+    log(f"value-fit: {config.games} training games against {', '.join(opponents)}")
+    obs, outcome, ids = play_positions(net, game, opponents, config.games, base, config.keep)
+    log(f"value-fit: {config.holdout_games} held-out games")
+    h_obs, h_outcome, _ = play_positions(
+        net, game, opponents, config.holdout_games, base + HOLDOUT_SEED_OFFSET, config.keep
+    )
+    played = time.perf_counter() - t0
+    before = _value_mse(net, h_obs, h_outcome)
+    fitted = fit_value_head(net, obs, outcome, ids)
+    after = _value_mse(net, h_obs, h_outcome)
+    report = {
+        "config": asdict(config),
+        "positions": {"train": len(obs), "holdout": len(h_obs)},
+        **fitted,
+        "holdout_mse": {"before": before, "after": after, "constant_zero": 1.0},
+        "seconds": {"play": round(played, 1), "fit": round(time.perf_counter() - t0 - played, 1)},
+    }
+    if not all(math.isfinite(v) for v in (before, after)):
+        raise ValueError("the held-out error is not finite: too few held-out positions?")
+    training = dict(described.get("training") or {})
+    training["value_fit"] = report
+    path = save_policy(
+        net,
+        out,
+        num_players=facts["num_players"],
+        setup=facts["setup"],
+        cards=facts.get("card_set"),
+        training=training,
+        timesteps=described.get("timesteps"),
+    )
+    log(f"value-fit: held-out MSE {before:.3f} -> {after:.3f}; wrote {path}")
+    report["path"] = str(path)
+    return report
