@@ -47,8 +47,9 @@ Rivals = Mapping[str, Sequence[int]]
 
 
 def bot_choices(num_players: int, rivals: Rivals | None = None) -> list[str]:
-    """The rivals one may choose for an ``num_players`` game (module docstring): the zoo's,
-    sorted, then those of ``rivals`` that play ``num_players``-player games, in their order."""
+    """The rivals one may choose for an ``num_players`` game (``agents.arena.serve``'s module
+    docstring): the zoo's, sorted, then those of ``rivals`` that play ``num_players``-player
+    games, in their order."""
     from agents import available
     from agents.learned.zoo import shipped_models
 

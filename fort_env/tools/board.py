@@ -45,7 +45,15 @@ from fort_env.core import FortState
 from fort_env.game.constants import MADE_UP_RULES
 from fort_env.views.text import card_label
 
-__all__ = ["BOARD_CSS", "BOARD_JS", "board_frame", "card_texts", "with_board"]
+__all__ = [
+    "BOARD_CSS",
+    "BOARD_JS",
+    "OWN_ZONES",
+    "PUBLIC_ZONES",
+    "board_frame",
+    "card_texts",
+    "with_board",
+]
 
 _STATIC = resources.files("fort_env.tools").joinpath("static")
 BOARD_CSS: str = _STATIC.joinpath("board.css").read_text(encoding="utf-8")
