@@ -249,7 +249,9 @@ def test_the_bot_list_and_the_page(client: TestClient) -> None:
     assert_error(client.get("/api/bots?num_players=7"), 400, "'num_players'")
     page = client.get("/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    assert "__REPLAY_CSS__" not in page.text and "#seats {" in page.text  # the replay styles
+    # the board's styles and script (fort_env.tools.board), put in where the page marks them
+    assert "__BOARD_" not in page.text and "#seats {" in page.text
+    assert "const FortBoard" in page.text
     assert 'id="new-game"' in page.text
 
 

@@ -115,7 +115,7 @@ def test_host_names_are_parsed_strictly() -> None:
     for bad in ("", "http://x", "x/y", "a b", "x:", "x:123456", "[::1]x", "[zz::1]", "x:1:2"):
         with pytest.raises(ValueError):
             host_name(bad)
-    guard = serve._Guard(create_app(), frozenset(serve.LOOPBACK_NAMES))
+    guard = serve.Guard(create_app(), frozenset(serve.LOOPBACK_NAMES))
     assert guard.refusal("GET", Headers(raw=[])) == (400, "the request needs exactly one Host "
                                                           "header")  # fmt: skip
     two = Headers(raw=[(b"host", b"localhost"), (b"host", b"attacker.example")])
@@ -369,9 +369,13 @@ def test_every_response_carries_the_security_headers(monkeypatch: pytest.MonkeyP
 
 
 def test_the_page_needs_nothing_the_policy_forbids() -> None:
-    """The page's script and style are inline (hence 'unsafe-inline'); it loads nothing from
-    elsewhere and does not eval."""
-    html = PAGE.read_text(encoding="utf-8")
+    """The page's script and style are inline (hence 'unsafe-inline'), the board's
+    (``fort_env.tools.board``) put into it as served; it loads nothing from elsewhere and does
+    not eval."""
+    client = TestClient(create_app(), base_url="http://localhost")
+    html = client.get("/").text
+    assert "/*__BOARD_" not in html and "const FortBoard" in html and ".seat.acting" in html
+    assert "/*__BOARD_JS__*/" in PAGE.read_text(encoding="utf-8")
     assert "<script>" in html and "<style>" in html  # inline: 'unsafe-inline' is needed
     for forbidden in ("src=", "<link", "http://", "https://", "eval(", "new Function"):
         assert forbidden not in html, forbidden

@@ -69,7 +69,7 @@ def _triggers(state: FortState) -> list[str]:
         out.append("score_25")
     if np.any(state.fort_levels() >= MAX_FORT_LEVEL):
         out.append("fort_level_5")
-    if not np.any(state.zone == PARK_DECK):
+    if not len(state.cards_in(PARK_DECK)):
         out.append("park_deck_empty")
     return out
 

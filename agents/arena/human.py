@@ -23,8 +23,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-import numpy as np
-
 from agents.arena.games import decision_info
 from agents.base import Agent, LazyObservation
 from fort_env import FortGame, FortState
@@ -92,7 +90,7 @@ def public_text(state: FortState, action: int) -> str:
         return "tucks the top card of the Park deck into their Lookout"
     if name == "LOOKOUT_CARD":
         return f"tucks a card [{'/'.join(game.cards[i].suit_names)}] into their Lookout"
-    if name == "ADD_CARD" and state.zone[i] == LOOKOUT:
+    if name == "ADD_CARD" and i in state.cards_in(LOOKOUT):  # a Lookout's face is hidden
         return f"adds a Lookout card [{'/'.join(game.cards[i].suit_names)}]"
     return state.action_to_string(action)
 
@@ -119,10 +117,10 @@ def describe_decision(state: FortState) -> str:
 
 def hand_text(state: FortState, seat: int) -> str:
     cards = state.game.cards
-    held = np.flatnonzero(state.rule_loc == seat)
+    held = state.made_up_rules_held(seat)
     rule = MADE_UP_RULES[int(held[0])] if len(held) else "none yet"
     lines = [f"Your made-up rule: {rule}", "Your cards in hand:"]
-    for c in np.flatnonzero((state.zone == HAND) & (state.owner == seat)):
+    for c in state.cards_in(HAND, seat):
         card = cards[int(c)]
         lines.append(f"  {card.name} [{'/'.join(card.suit_names)}]: public: {card.public or '-'}; "
                      f"private: {card.private or '-'}")  # fmt: skip
@@ -141,7 +139,7 @@ def unplayable(state: FortState, legal: Sequence[int]) -> list[str]:
     return [
         f"  (cannot play {card_label(state, int(c))}: neither of its actions can be used fully "
         "now, and a play must use one fully, rulebook p.6)"
-        for c in np.flatnonzero((state.zone == HAND) & (state.owner == seat))
+        for c in state.cards_in(HAND, seat)
         if offset + int(c) not in allowed
     ]
 

@@ -13,7 +13,10 @@ Observation size   D = ``game.observation_size`` (1482 here, the same for 2, 3 a
 ("here": the shipped card set, C = 68 cards.) This module is the environment's spec; the rules
 engine (``fort_env.core``) plays the game and this adapter maps its decisions to the
 agent-environment cycle. ``fort_env.envs.aec`` names the ``env()`` function; the module's other
-names are reached with ``from fort_env.envs.aec import raw_env, final_rewards, ...``.
+names are reached with ``from fort_env.envs.aec import raw_env, final_rewards, ...``. The spec's
+parts that every env of ``fort_env.envs`` shares live beside it and are named here too: the
+rewards (``rewards``), the observation space (``obs_space``), the argument checks (``checks``);
+``env()``'s wrappers are ``aec_wrappers``.
 
 Arguments
 ---------
@@ -205,7 +208,6 @@ Version history
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -213,282 +215,38 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from fort_env.core import FortGame, FortState
-from fort_env.game.cards import PARK_DECK_SIZE
-from fort_env.game.constants import (
-    MADE_UP_RULES,
-    MAX_FORT_LEVEL,
-    SCORE_TRIGGER,
-    SEED_LIMIT,
-    STUFF_CAPACITY,
-    XXL_BACKPACK_BONUS,
+from fort_env.envs.aec_wrappers import wrap_classic
+from fort_env.envs.checks import MAX_SHAPING, check_shaping, draw_game_seed, is_legal
+from fort_env.envs.obs_space import count_slice_bounds, observation_box
+from fort_env.envs.rewards import (
+    ILLEGAL_ACTION_REWARD,
+    REWARD_MODES,
+    SCORE_MARGIN_SCALE,
+    final_rewards,
+    rank_rewards,
+    score_margin_rewards,
 )
-from fort_env.game.errors import ConfigError, describe
-from fort_env.game.fields import P_FORT_LEVEL
+from fort_env.game.errors import ConfigError
 from fort_env.game.inputs import as_action, check_seed
 from fort_env.records import RecordError, make_record
-from fort_env.views.observation import SIZE_SCALE, observation_layout
 from fort_env.views.text import card_label, state_to_string
 
-REWARD_MODES = ("win_loss", "rank", "score_margin")
-SCORE_MARGIN_SCALE = float(SCORE_TRIGGER)  # "score_margin" divides point differences by this
-ILLEGAL_ACTION_REWARD = -1.0  # TerminateIllegalWrapper's reward for an illegal action
-MAX_SHAPING = 1000.0
-"""The largest ``|shaping|`` (the weight of the dense score-margin shaping of
-``SingleAgentEnv``, ``FortBatchVecEnv``, ``FortVectorEnv`` and ``SelfPlayBatch``) an env takes.
-A shaping term is ``shaping`` times a change of the score margin / 25 (a few units at most), so
-at 1000 it is already about a thousand times the game's own +-1: far past any useful weight
-(the training presets use 0.5), and far from float32's overflow (``shaping=1e308`` made every
-reward ``inf``)."""
-
-
-def check_shaping(shaping: Any) -> float:
-    """``shaping`` as a float, if it is a finite real number with ``|shaping| <=``
-    :data:`MAX_SHAPING`: the one check of every env that takes a shaping weight.
-
-    Raises:
-        ConfigError: anything else (NaN, an infinity, 1e308, a bool, a string), named.
-    """
-    ok = isinstance(shaping, (int, float, np.integer, np.floating)) and not isinstance(
-        shaping, (bool, np.bool_)
-    )
-    if ok:
-        value = float(shaping)
-        if np.isfinite(value) and abs(value) <= MAX_SHAPING:
-            return value
-    raise ConfigError(
-        f"shaping must be a finite number in [-{MAX_SHAPING:g}, {MAX_SHAPING:g}] "
-        f"(MAX_SHAPING), got {describe(shaping)}"
-    )
-
-
-def draw_game_seed(rng: np.random.Generator) -> int:
-    """A game seed in ``[0, SEED_LIMIT)`` drawn from ``rng``: how both front ends (``raw_env``
-    and ``wrappers.SingleAgentEnv``) deal a game when they are not given its seed."""
-    return int(rng.integers(SEED_LIMIT))
-
-
-def is_legal(action: int, mask: np.ndarray) -> bool:
-    """Whether ``action`` (already an int, ``inputs.as_action``) is allowed by ``mask``
-    (shape ``(N,)``): the one legality test of both front ends before the engine's own."""
-    return 0 <= action < mask.size and bool(mask[action])
-
-
-_INT16_MAX = float(np.iinfo(np.int16).max)  # the state stores scores and turns as int16
+# The env, and the names of its spec that live in the modules beside it (checks, rewards,
+# obs_space): ``from fort_env.envs.aec import final_rewards`` keeps working.
+__all__ = [
+    "ILLEGAL_ACTION_REWARD", "MAX_SHAPING", "REWARD_MODES", "SCORE_MARGIN_SCALE",
+    "check_shaping", "count_slice_bounds", "draw_game_seed", "env", "final_rewards", "is_legal",
+    "observation_box", "rank_rewards", "raw_env", "score_margin_rewards",
+]  # fmt: skip
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """``raw_env(**kwargs)`` wrapped as PettingZoo classic envs are (see the module docstring).
-
-    Wrappers, outermost last: TerminateIllegal (an illegal action ends the game with
-    ``ILLEGAL_ACTION_REWARD`` for its agent), AssertOutOfBounds, OrderEnforcing. Each is a
-    subclass of PettingZoo's wrapper that reads the episode attributes straight from the raw
-    env (``_ReadsRawAttributes``); PettingZoo's own code makes every check.
-    """
-    wrapped: AECEnv = raw_env(**kwargs)
-    wrapped = _TerminateIllegalWrapper(wrapped, illegal_reward=ILLEGAL_ACTION_REWARD)
-    wrapped = _AssertOutOfBoundsWrapper(wrapped)
-    return _OrderEnforcingWrapper(wrapped)
-
-
-class _RawAttribute:
-    """A wrapper's attribute read straight from the raw env it wraps (a non-data descriptor).
-
-    ``BaseWrapper`` forwards unknown attributes with ``__getattr__``, which Python calls only
-    after a failed lookup: reading ``agent_selection`` through three wrappers is three failed
-    lookups and three ``__getattr__`` calls, ~1 us each (the AEC loop makes ~19 such reads, 36
-    ``__getattr__`` calls, per decision). This descriptor returns the same object in one step.
-    If the raw env has no such attribute yet (before ``reset()``), the ``AttributeError``
-    sends Python to the wrapper's own ``__getattr__``, which raises what it always did. Being
-    a non-data descriptor, an attribute set on the wrapper itself still hides it, as before.
-    """
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
-        if obj is None:
-            return self
-        return getattr(obj._raw, self.name)
-
-
-class _RawAttributeAfterReset(_RawAttribute):
-    """:class:`_RawAttribute` for ``OrderEnforcingWrapper``'s guarded names: before
-    ``reset()`` the ``AttributeError`` sends Python to that wrapper's ``__getattr__``, which
-    raises "... cannot be accessed before reset"."""
-
-    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
-        if obj is None:
-            return self
-        if not obj._has_reset:
-            raise AttributeError(self.name)
-        return getattr(obj._raw, self.name)
-
-
-class _ReadsRawAttributes(wrappers.BaseWrapper):
-    """Mixin of the wrappers of :func:`env`: the episode attributes that PettingZoo's loop and
-    wrappers read on every decision come straight from the raw env (:class:`_RawAttribute`)."""
-
-    agents = _RawAttribute()
-    agent_selection = _RawAttribute()
-    terminations = _RawAttribute()
-    truncations = _RawAttribute()
-    rewards = _RawAttribute()
-    infos = _RawAttribute()
-    _cumulative_rewards = _RawAttribute()  # the one private name BaseWrapper forwards
-
-    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env, *args, **kwargs)
-
-
-class _TerminateIllegalWrapper(_ReadsRawAttributes, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` with :class:`_ReadsRawAttributes`."""
-
-
-class _AssertOutOfBoundsWrapper(_ReadsRawAttributes, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` with :class:`_ReadsRawAttributes`; a Python
-    int in ``range(N)`` skips ``Discrete(N).contains`` (~2 us), which would accept it."""
-
-    def __init__(self, env: AECEnv) -> None:
-        super().__init__(env)
-        space = self._raw.action_space(self._raw.possible_agents[0])
-        assert isinstance(space, spaces.Discrete)
-        self._start, self._stop = int(space.start), int(space.start + space.n)
-
-    def step(self, action: Any) -> None:
-        if type(action) is int and self._start <= action < self._stop:
-            wrappers.BaseWrapper.step(self, action)  # in the action space: the check passes
-        else:
-            super().step(action)  # PettingZoo's assert; then the raw env's TypeError (bool)
-
-
-class _OrderEnforcingWrapper(_ReadsRawAttributes, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with :class:`_ReadsRawAttributes`; before
-    ``reset()`` the guarded names raise as PettingZoo's own wrapper does."""
-
-    agents = _RawAttributeAfterReset()
-    agent_selection = _RawAttributeAfterReset()
-    terminations = _RawAttributeAfterReset()
-    truncations = _RawAttributeAfterReset()
-    rewards = _RawAttributeAfterReset()
-    infos = _RawAttributeAfterReset()
-
-    def __init__(self, env: AECEnv) -> None:
-        super().__init__(env)
-        space = self._raw.action_space(self._raw.possible_agents[0])
-        assert isinstance(space, spaces.Discrete)
-        self._num_actions = int(space.start + space.n)
-
-    def __str__(self) -> str:
-        return str(self.env)  # as OrderEnforcingWrapper's own: the env's name, "fort_v0"
-
-    def step(self, action: Any) -> None:
-        """As the raw env's ``step`` for what it refuses: an action that is not an integer
-        (``TypeError``), one out of range (``IllegalActionError``), ``None`` for an agent that
-        is not done (``ValueError``) and an action for a done agent (PettingZoo's
-        ``ValueError``) reach the raw env, which raises and changes nothing, before any
-        wrapper's check (PettingZoo's ``AssertOutOfBoundsWrapper`` would raise
-        ``AssertionError`` for a numpy ``uint64``, numpy's ``ValueError`` for ``True``). An
-        in-range action goes through the wrappers as a Python int: an illegal one ends the
-        game (``TerminateIllegalWrapper``)."""
-        raw = self._raw
-        if self._has_reset and raw.agents:
-            agent = raw.agent_selection
-            if raw.terminations[agent] or raw.truncations[agent]:
-                if action is not None:
-                    raw.step(action)  # raises PettingZoo's "only valid action is None"
-            else:
-                if action is None:
-                    raw.step(action)  # raises the raw env's ValueError
-                action = as_action(action)  # the raw env's TypeError
-                if not 0 <= action < self._num_actions:
-                    raw.step(action)  # raises the raw env's IllegalActionError
-        super().step(action)
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """As ``AECEnv.last``; once every agent is done, the raw env's final view (not a
-        ``KeyError``)."""
-        if self._has_reset and not self._raw.agents:
-            return self._raw.last(observe)
-        return super().last(observe)
-
-
-def count_slice_bounds(game: FortGame) -> dict[str, float]:
-    """Upper bounds of the observation slices that hold counts (every other slice is 0/1).
-
-    Structural bounds where the rules give one (suits of the whole card set, the largest Fort
-    cost plus one for DIY, Stuff and Pack capacities, card counts); the int16 range of the
-    state for the open-ended Victory Track and turn counters.
-    """
-    total_suits = float(game.suit_counts.sum())
-    return {
-        "play_suits": total_suits,
-        "rival_lookout_suits": total_suits,
-        "cost_to_pay": float(max(s.toys + s.pizza + s.either for s in game.fort_steps) + 1),
-        "resources": float(max(STUFF_CAPACITY, MAX_FORT_LEVEL + 1 + XXL_BACKPACK_BONUS)),
-        "score": _INT16_MAX / SCORE_TRIGGER,
-        "pile_sizes": game.num_cards / SIZE_SCALE,
-        "turns": _INT16_MAX / SIZE_SCALE,
-        "park_deck_size": game.card_set.num_park_cards / PARK_DECK_SIZE,
-        "rule_stack_size": float(len(MADE_UP_RULES)),
-    }
-
-
-def observation_box(game: FortGame) -> spaces.Box:
-    """The ``"observation"`` space: float32, shape ``(game.observation_size,)``, >= 0."""
-    layout = observation_layout(game.num_players, game)
-    high = np.ones(layout.size, dtype=np.float32)
-    for name, bound in count_slice_bounds(game).items():
-        s = layout[name]
-        high[s.offset : s.offset + s.size] = bound
-    return spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
-
-
-def rank_rewards(standings: Sequence[tuple[int, int]]) -> np.ndarray:
-    """``"rank"`` rewards, float64 shape ``(n,)``, from each seat's ``(total, fort_level)``.
-
-    Place ``k`` (0 first) is worth ``1 - 2 k / (n - 1)``; tied seats share the mean of their
-    places.
-    """
-    n = len(standings)
-    out = np.empty(n)
-    for p, key in enumerate(standings):
-        better = sum(k > key for k in standings)
-        tied = sum(k == key for k in standings)
-        places = np.arange(better, better + tied)
-        out[p] = float(np.mean(1.0 - 2.0 * places / (n - 1)))
-    return out
-
-
-def score_margin_rewards(totals: Sequence[int]) -> np.ndarray:
-    """``"score_margin"`` rewards, float64 shape ``(n,)``: (own - best rival) / scale."""
-    arr = np.asarray(totals, dtype=np.float64)
-    best_rival = np.array([np.delete(arr, p).max() for p in range(len(arr))])
-    return (arr - best_rival) / SCORE_MARGIN_SCALE
-
-
-def final_rewards(state: FortState, mode: str) -> np.ndarray:
-    """Rewards of a finished game, float64 shape ``(num_players,)`` (module docstring, Rewards).
-
-    Raises:
-        ConfigError: an unknown ``mode``.
-        ValueError: the game is not over.
-    """
-    if not state.is_terminal():
-        raise ValueError("final_rewards needs a finished game")
-    if mode == "win_loss":
-        return state.returns()
-    totals = [row["total"] for row in state.score_breakdown()]
-    if mode == "rank":
-        levels = state.players[:, P_FORT_LEVEL].tolist()  # the level; the breakdown has its points
-        return rank_rewards(list(zip(totals, levels, strict=True)))
-    if mode == "score_margin":
-        return score_margin_rewards(totals)
-    raise ConfigError(f"reward must be one of {REWARD_MODES}, got {mode!r}")
+    """``raw_env(**kwargs)`` wrapped as PettingZoo classic envs are (see the module docstring):
+    ``aec_wrappers.wrap_classic`` with ``ILLEGAL_ACTION_REWARD`` for an illegal action."""
+    return wrap_classic(raw_env(**kwargs), ILLEGAL_ACTION_REWARD)
 
 
 class raw_env(AECEnv):

@@ -44,7 +44,8 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
     ActionMaskingTorchRLModule,
 )
 
-from fort_env.envs.aec import observation_box, raw_env
+from fort_env.envs.aec import raw_env
+from fort_env.envs.obs_space import observation_box
 from fort_env.game.errors import ConfigError
 
 __all__ = [

@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from fort_env.core import FortGame, FortState
-from fort_env.envs.aec import REWARD_MODES, check_shaping
+from fort_env.envs.checks import check_shaping
+from fort_env.envs.rewards import REWARD_MODES
 from fort_env.game.errors import ConfigError
 from fort_env.game.inputs import SEED_RANGE, check_seed, is_seed
 from fort_env.native import backend as cpp_backend

@@ -109,15 +109,13 @@ import numpy as np
 from gymnasium import spaces
 
 from fort_env.core import FortGame, FortState
-from fort_env.envs.aec import (
+from fort_env.envs.checks import check_shaping, draw_game_seed, is_legal
+from fort_env.envs.obs_space import observation_box
+from fort_env.envs.rewards import (
     ILLEGAL_ACTION_REWARD,
     REWARD_MODES,
     SCORE_MARGIN_SCALE,
-    check_shaping,
-    draw_game_seed,
     final_rewards,
-    is_legal,
-    observation_box,
 )
 from fort_env.game.constants import SEED_LIMIT
 from fort_env.game.errors import ConfigError

@@ -36,8 +36,10 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from fort_env.core import FortGame, FortState
-from fort_env.envs.aec import ILLEGAL_ACTION_REWARD, REWARD_MODES, check_shaping, observation_box
+from fort_env.envs.checks import check_shaping
+from fort_env.envs.obs_space import observation_box
 from fort_env.envs.reward_hooks import RewardFn, StepEvents, apply_reward_fn
+from fort_env.envs.rewards import ILLEGAL_ACTION_REWARD, REWARD_MODES
 from fort_env.envs.single_agent import Opponent, OpponentSampler, SingleAgentEnv, minimal_info
 from fort_env.game.errors import ConfigError, IllegalActionError
 from fort_env.game.inputs import SEED_RANGE, check_seed

@@ -1,28 +1,17 @@
 """A recorded game as one self-contained HTML page (``fort-env replay GAME.json --html OUT.html``).
 
 :func:`build_frames` replays a record (``fort_env.records``) and keeps, before every decision
-and once at the end, what the table shows: each seat's Fort Level, score, Stuff, Pack, perks,
-hand, Yard, Lookout and pile sizes; the Park; the cards in play with their two actions; the
-decision, who makes it and the action chosen; and at the end the score breakdown and winners.
-The state is read through public functions only (``FortState.to_dict``, ``decision``,
-``action_to_string``, ``score_breakdown``, ``winners``; ``text.card_label``). The replay shows
-the whole table (every hand), as a finished game's record may.
+and once at the end, the whole table as ``fort_env.tools.board.board_frame`` draws it (every
+hand: a finished game's record may show them): each seat's Fort Level, score, Stuff, Pack,
+perks, hand, Yard, Lookout and pile sizes; the Park; the cards in play with their two actions;
+the decision, who makes it and the action chosen; and at the end the score breakdown and
+winners (the frame schema is ``board``'s).
 
-:func:`render_html` puts the frames into one page: inline CSS and JavaScript, the frames as
-JSON in a ``<script type="application/json">`` element, no network access at view time. Keys:
+:func:`render_html` puts the frames into one page: inline CSS and JavaScript (the board's,
+``board.BOARD_CSS`` and ``board.BOARD_JS``, then the replay's own), the frames as JSON in a
+``<script type="application/json">`` element, no network access at view time. Keys:
 Left/Right (previous/next decision), Home/End; buttons do the same. The URL fragment
 ``#step=N`` opens decision ``N`` and follows navigation (so a step can be linked).
-
-Frame schema (``frames[i]``, JSON)::
-
-    {"index": i, "turn": t, "decision": {"kind", "player", "context"} | null,
-     "action": {"id", "text"} | null, "leader": int,
-     "seats": [{"seat", "fort_level", "score", "stuff": [pizza, toys], "pack": [pizza, toys],
-                "perks": [...], "hand": [...], "yard": [...], "lookout": [...],
-                "deck": n, "discard": n}],
-     "park": [...], "park_deck": n,
-     "in_play": [{"card", "owner", "zone", "public", "private"}],
-     "final": {"scores": [score_breakdown rows], "winners": [...]} | null}
 
 A record that names its seats (``agents``: ``fort-env play``, ``serve`` and ``tournament`` write
 it) gives ``meta["players"]``, one name a seat (``"you"``, an agent's spec), and the page calls
@@ -48,91 +37,10 @@ from fort_env.core import FortState
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.files import write_text
 from fort_env.records import replay
-from fort_env.views.text import SCORE_LABELS, card_label
+from fort_env.tools.board import BOARD_CSS, BOARD_JS, board_frame, card_texts
+from fort_env.views.text import SCORE_LABELS
 
-__all__ = [
-    "BOARD_CSS", "board_frame", "build_frames", "card_texts", "render_html", "script_json",
-    "write_replay_html",
-]  # fmt: skip
-
-
-def board_frame(state: FortState, index: int, turn: int, action: int | None) -> dict[str, Any]:
-    d = state.to_dict()
-    n = state.game.num_players
-    cards = d["cards"]
-
-    def zone(name: str, owner: int | None = None) -> list[str]:
-        ids = [
-            i
-            for i, c in enumerate(cards)
-            if c["zone"] == name and (owner is None or c["owner"] == owner)
-        ]
-        ids.sort(key=lambda i: cards[i]["pos"])
-        return [card_label(state, i) for i in ids]
-
-    def count(name: str, owner: int) -> int:
-        return sum(1 for c in cards if c["zone"] == name and c["owner"] == owner)
-
-    seats = []
-    for p, row in enumerate(d["players"]):
-        seats.append(
-            {
-                "seat": p,
-                "fort_level": row["fort_level"],
-                "score": row["score"],
-                "stuff": [row["stuff_pizza"], row["stuff_toys"]],
-                "pack": [row["pack_pizza"], row["pack_toys"]],
-                "perks": sorted(k for k, v in d["perks"].items() if v == p),
-                "hand": zone("hand", p),
-                "yard": zone("yard", p),
-                "lookout": zone("lookout", p),
-                "deck": count("deck", p),
-                "discard": count("discard", p),
-            }
-        )
-    in_play = []
-    for i, c in enumerate(cards):
-        if c["zone"] in ("in_play", "followed"):
-            card = state.game.cards[i]
-            in_play.append(
-                {
-                    "card": card_label(state, i),
-                    "owner": c["owner"],
-                    "zone": c["zone"],
-                    "public": card.public,
-                    "private": card.private,
-                }
-            )
-    frame: dict[str, Any] = {
-        "index": index,
-        "turn": turn,
-        "leader": d["ctx"]["leader"],
-        "seats": seats,
-        "park": zone("park"),
-        "park_deck": sum(1 for c in cards if c["zone"] == "park_deck"),
-        "in_play": in_play,
-        "decision": None,
-        "action": None,
-        "final": None,
-    }
-    if state.is_terminal():
-        frame["final"] = {"scores": state.score_breakdown(), "winners": state.winners()}
-    else:
-        dec = state.decision
-        context = {k: list(v) if isinstance(v, tuple) else v for k, v in dec.context.items()}
-        frame["decision"] = {"kind": dec.kind.name, "player": dec.player, "context": context}
-    if action is not None:
-        frame["action"] = {"id": int(action), "text": state.action_to_string(action)}
-    assert len(seats) == n
-    return frame
-
-
-def card_texts(state: FortState) -> dict[str, str]:
-    """Every card's label -> its two actions, the text a chip shows on hover."""
-    return {
-        card_label(state, i): f"public: {card.public or '-'} | private: {card.private or '-'}"
-        for i, card in enumerate(state.game.cards)
-    }
+__all__ = ["build_frames", "render_html", "script_json", "write_replay_html"]
 
 
 def build_frames(record: dict[str, Any]) -> dict[str, Any]:
@@ -202,7 +110,7 @@ def render_html(data: dict[str, Any], title: str = "Fort replay") -> str:
     parts = {
         "__TITLE__": html.escape(title),
         "__CSS__": BOARD_CSS,
-        "__JS__": _JS,
+        "__JS__": BOARD_JS + _JS,  # the board's script, then the replay's own
         "__DATA__": script_json(data),
     }
     # one pass: a title or a card name holding "__DATA__" is not itself replaced
@@ -269,46 +177,13 @@ _TEMPLATE = """<!DOCTYPE html>
 </html>
 """
 
-BOARD_CSS = """
-body { font-family: system-ui, sans-serif; margin: 0; background: #f4f1ea; color: #222; }
-header { background: #3b5b3b; color: #fff; padding: 8px 16px; }
-h1 { font-size: 18px; margin: 4px 0; }
-nav { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
-nav button { font-size: 14px; padding: 4px 10px; }
-#step-label { font-weight: bold; min-width: 160px; text-align: center; }
-#slider { flex: 1; min-width: 200px; }
-.hint { font-size: 12px; margin: 4px 0; opacity: 0.8; }
-main { padding: 12px 16px; }
-#decision-box { background: #fff8d8; border: 1px solid #d9c77a; padding: 8px 12px;
-  border-radius: 6px; margin-bottom: 10px; }
-#decision { font-weight: bold; }
-#action { color: #7a3000; }
-#table { background: #fff; border: 1px solid #ccc; border-radius: 6px; padding: 8px 12px;
-  margin-bottom: 10px; }
-.zone-title { font-weight: bold; font-size: 13px; margin-top: 4px; }
-ul.cards { list-style: none; padding: 0; margin: 4px 0; display: flex; flex-wrap: wrap;
-  gap: 4px; min-height: 22px; }
-ul.cards li { background: #e8eef8; border: 1px solid #9fb3d1; border-radius: 4px;
-  padding: 2px 6px; font-size: 12px; }
-ul.cards li .acts { display: block; color: #555; font-size: 11px; }
-#seats { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 10px; }
-.seat { background: #fff; border: 2px solid #ccc; border-radius: 6px; padding: 8px 10px; }
-.seat.acting { border-color: #d07a00; box-shadow: 0 0 6px #d07a00; }
-.seat h3 { margin: 0 0 4px 0; font-size: 15px; }
-.seat .stats, .seat .perks { font-size: 13px; margin-bottom: 4px; }
-.seat .stats span { margin-right: 10px; }
-#final table { border-collapse: collapse; background: #fff; }
-#final td, #final th { border: 1px solid #bbb; padding: 3px 8px; font-size: 13px; }
-"""
-
 _JS = r"""
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("frames").textContent);
   const frames = data.frames;
-  // own properties only: a card named "constructor" must not find Object's
-  const cardText = Object.assign(Object.create(null), data.meta.card_text || {});
-  const scoreLabels = Object.assign(Object.create(null), data.meta.score_labels || {});
+  const cardText = FortBoard.lookup(data.meta.card_text);
+  const scoreLabels = FortBoard.lookup(data.meta.score_labels);
   const players = Array.isArray(data.meta.players) ? data.meta.players : null;
   let step = 0;
 
@@ -317,51 +192,10 @@ _JS = r"""
     const who = players && typeof players[p] === "string" ? players[p] : "";
     return "player_" + p + (who ? " (" + who + ")" : "");
   }
+  // the whole table: no seat is "you", every hand is shown
+  const board = {seatName: seatName, ownerName: seatName, cardText: cardText,
+                 ruleText: FortBoard.lookup({}), you: null, handCards: null};
 
-  function el(tag, attrs, text) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function fillCards(ul, items) {
-    ul.replaceChildren();
-    for (const item of items) {
-      if (typeof item === "string") {
-        const text = cardText[item];
-        ul.appendChild(el("li", text === undefined ? {} : {"title": text}, item));
-        continue;
-      }
-      const li = el("li", {"data-owner": item.owner},
-        item.card + " (" + seatName(item.owner) + ")");
-      li.appendChild(el("span", {"class": "acts"},
-        "public: " + item.public + " | private: " + item.private));
-      ul.appendChild(li);
-    }
-  }
-  function seatBox(s, f) {
-    const acting = f.decision && f.decision.player === s.seat;
-    const box = el("div", {"class": "seat" + (acting ? " acting" : ""), "data-seat": s.seat});
-    box.appendChild(el("h3", {}, seatName(s.seat) + (f.leader === s.seat ? " (leader)" : "")));
-    const stats = el("div", {"class": "stats"});
-    stats.appendChild(el("span", {"class": "fort-level"}, "Fort Level " + s.fort_level));
-    stats.appendChild(el("span", {"class": "score"}, "Victory Track " + s.score));
-    stats.appendChild(el("span", {"class": "stuff"},
-      "Stuff " + s.stuff[0] + " pizza " + s.stuff[1] + " toys"));
-    stats.appendChild(el("span", {"class": "pack"},
-      "Pack " + s.pack[0] + " pizza " + s.pack[1] + " toys"));
-    stats.appendChild(el("span", {"class": "piles"},
-      "deck " + s.deck + ", discard " + s.discard));
-    box.appendChild(stats);
-    box.appendChild(el("div", {"class": "perks"}, "perks: " + (s.perks.join(", ") || "-")));
-    for (const name of ["hand", "yard", "lookout"]) {
-      box.appendChild(el("div", {"class": "zone-title"}, name[0].toUpperCase() + name.slice(1)));
-      const ul = el("ul", {"class": "cards " + name});
-      fillCards(ul, s[name]);
-      box.appendChild(ul);
-    }
-    return box;
-  }
   function render() {
     const f = frames[step];
     document.getElementById("step-label").textContent =
@@ -373,31 +207,10 @@ _JS = r"""
       ? seatName(f.decision.player) + " decides: " + f.decision.kind
       : (data.meta.finished ? "Game over" : "The record stops here");
     document.getElementById("action").textContent = f.action ? "chooses: " + f.action.text : "";
-    fillCards(document.getElementById("park"), f.park);
-    document.getElementById("park-deck").textContent =
-      "(deck: " + f.park_deck + (f.park_deck === 1 ? " card)" : " cards)");
-    fillCards(document.getElementById("in-play"), f.in_play);
-    const seats = document.getElementById("seats");
-    seats.replaceChildren(...f.seats.map((s) => seatBox(s, f)));
+    FortBoard.drawTable(f, board);
     const fin = document.getElementById("final");
     fin.hidden = !f.final;
-    if (f.final) {
-      const table = document.getElementById("scores");
-      table.replaceChildren();
-      const keys = Object.keys(f.final.scores[0]);
-      const head = el("tr");
-      head.appendChild(el("th", {}, "seat"));
-      for (const k of keys) head.appendChild(el("th", {"data-key": k}, scoreLabels[k] || k));
-      table.appendChild(head);
-      f.final.scores.forEach((row, p) => {
-        const tr = el("tr", {"data-seat": p});
-        tr.appendChild(el("td", {}, seatName(p)));
-        for (const k of keys) tr.appendChild(el("td", {"class": k}, String(row[k])));
-        table.appendChild(tr);
-      });
-      document.getElementById("winners").textContent =
-        "Winners: " + f.final.winners.map(seatName).join(", ");
-    }
+    if (f.final) FortBoard.drawFinal(f.final, scoreLabels, seatName, "seat");
     document.body.setAttribute("data-step", String(step));
   }
   function go(n, updateHash) {
