@@ -97,11 +97,18 @@ class _Keep:
 
 
 def play_positions(
-    policy: Any, game: FortGame, opponents: list[str], games: int, base_seed: int, keep: float
+    policy: Any,
+    game: FortGame,
+    opponents: list[str],
+    games: int,
+    base_seed: int,
+    keep: float,
+    log: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Positions of ``games`` games of ``policy`` against ``opponents`` (in turn, seats
     rotated; game ``g`` dealt from ``base_seed + g``): ``(obs float32 (M, D), outcome float32
-    (M,), game int64 (M,))``, one row per kept decision and seat."""
+    (M,), game int64 (M,))``, one row per kept decision and seat. ``log`` (a ``print``-like
+    function), if given, gets a line every 100 games."""
     n = game.num_players
     rows: list[np.ndarray] = []
     outcomes: list[np.ndarray] = []
@@ -124,6 +131,8 @@ def play_positions(
             rows.append(obs)
             outcomes.append(returns)
             game_ids.append(np.full(n, g, np.int64))
+        if log is not None and (g + 1) % 100 == 0:
+            log(f"value-fit: {g + 1} of {games} games, {sum(len(o) for o in outcomes)} rows")
     if not rows:
         size = game.observation_size
         return np.zeros((0, size), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64)
@@ -209,7 +218,9 @@ def run(config: ValueFitConfig, out: str | Path, log: Any = print) -> dict[str, 
     t0 = time.perf_counter()
     base = config.seed * 100_000
     log(f"value-fit: {config.games} training games against {', '.join(opponents)}")
-    obs, outcome, ids = play_positions(net, game, opponents, config.games, base, config.keep)
+    obs, outcome, ids = play_positions(
+        net, game, opponents, config.games, base, config.keep, log=log
+    )
     log(f"value-fit: {config.holdout_games} held-out games")
     h_obs, h_outcome, _ = play_positions(
         net, game, opponents, config.holdout_games, base + HOLDOUT_SEED_OFFSET, config.keep
