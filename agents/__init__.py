@@ -47,8 +47,8 @@ from typing import Any
 from agents.base import Agent, BaseAgent, LazyObservation, MissingInfoError
 from agents.bots.heuristics import BuilderAgent, HeuristicAgent, OpportunistAgent, ScorerAgent
 from agents.bots.random_agent import RandomAgent
-from agents.view import SeatView
 from fort_env.game.errors import describe
+from fort_env.views.seat import SeatView
 
 __all__ = [
     "HEURISTIC", "PICKLED_KINDS", "Agent", "BaseAgent", "BuilderAgent", "FunctionAgent",
