@@ -14,9 +14,9 @@ Grammar::
 
 - Space around a key or an unquoted value is dropped (``ms = 50`` is ``ms=50``).
 - A value that holds ``:`` is quoted, ``model="C:/m.safetensors"`` or ``model='a:b'``, or has
-  its ``:`` escaped, ``model=C\\:/m.safetensors``. Inside quotes ``\\"``, ``\\'`` and
-  ``\\\\`` stand for the character; in an unquoted value ``\\:`` and ``\\\\`` do. Any other
-  backslash is itself (``models\\x.safetensors``).
+  its ``:`` escaped, ``model=C\\:/m.safetensors``. Inside quotes a backslash escapes the
+  quote that opened them and a backslash (``"a\\"b"`` is ``a"b``); in an unquoted value it
+  escapes ``:`` and a backslash. Any other backslash is itself (``models\\x.safetensors``).
 - A bare value with ``=`` in it is read as a key only if the text before the ``=`` is a key:
   ``ppo:runs/lr=3e-4/model.safetensors`` is a path.
 
