@@ -21,14 +21,18 @@ spec                            agent
                                 needs Ray; its checkpoints are pickled, hence ``trusted=1``)
 ==============================  ===============================================================
 
-``k=v`` arguments are passed to the agent's constructor (ints, floats and names are parsed);
-a ``seed=`` must be a seed, an int in ``[0, 2**62)`` (``seed=abc`` or ``seed=1.5`` is a
-``ConfigError`` naming the agent and the argument: :func:`check_seed_argument`).
-New kinds are added with :func:`register`; another package adds its agents to every command
-(``--workers`` processes included) by naming a module in the entry-point group
-``fort_env.agents`` (``[project.entry-points."fort_env.agents"] mybot = "mypkg.bots"``): each
-such module is imported when ``agents`` is, and registers its agents as it loads. The agent
-protocol is in ``agents.base``; docs/benchmark.md has a worked example.
+``k=v`` arguments are passed to the agent's constructor, each converted by the type its
+parameter declares (``agents.spec``: the one grammar of a spec; a value holding ``:`` is quoted,
+``puct:model="C:/m.safetensors"``); an argument the agent does not take, or a value not of its
+type, is a ``ConfigError`` naming the agent, the argument and the value. A ``seed=`` must be a
+seed, an int in ``[0, 2**62)`` (``seed=abc`` or ``seed=1.5`` is such an error, on any agent:
+:func:`check_seed_argument`).
+New kinds are added with :func:`register` (a factory of a class can read its arguments with
+``agents.spec.build(name, cls, args)``: typed by the constructor's signature); another package
+adds its agents to every command (``--workers`` processes included) by naming a module in the
+entry-point group ``fort_env.agents`` (``[project.entry-points."fort_env.agents"] mybot =
+"mypkg.bots"``): each such module is imported when ``agents`` is, and registers its agents as
+it loads. The agent protocol is in ``agents.base``; docs/benchmark.md has a worked example.
 
 Trust: ``trusted=1`` lets ``ppo:`` load a pickled SB3 ``.zip`` and ``rllib:`` a Ray checkpoint
 (pickles: loading one runs any code its author put in it). It is taken only from the caller:
@@ -44,11 +48,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from agents import spec as spec_grammar
 from agents.base import Agent, BaseAgent, LazyObservation, MissingInfoError
 from agents.bots.heuristics import BuilderAgent, HeuristicAgent, OpportunistAgent, ScorerAgent
 from agents.bots.random_agent import RandomAgent
-from agents.view import SeatView
-from fort_env.game.errors import describe
+from agents.spec import SEED_KEY
+from fort_env.views.seat import SeatView
 
 __all__ = [
     "HEURISTIC", "PICKLED_KINDS", "Agent", "BaseAgent", "BuilderAgent", "FunctionAgent",
@@ -83,54 +88,18 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def parse_kwargs(args: str | None) -> dict[str, Any]:
-    """``"iterations=200:rollout=random"`` -> ``{"iterations": 200, "rollout": "random"}``.
-
-    Raises:
-        ValueError: an argument is not ``key=value``.
-    """
-    out: dict[str, Any] = {}
-    if not args:
-        return out
-    for part in args.split(":"):
-        key, sep, raw = part.partition("=")
-        if not sep or not key:
-            raise ValueError(f"agent argument {part!r} is not key=value")
-        value: Any = raw
-        for cast in (int, float):
-            try:
-                value = cast(raw)
-                break
-            except ValueError:
-                continue
-        out[key.strip()] = value
-    return out
-
-
-SEED_KEY = "seed"
-
-
 def check_seed_argument(name: str, args: str | None) -> None:
     """A ``seed=`` argument of the spec ``NAME:ARGS`` is a seed (an int in ``[0, 2**62)``,
     ``fort_env.game.inputs.SEED_RANGE``), checked before the agent is built: ``seed=abc`` or
     ``seed=1.5`` would otherwise reach numpy's generator and fail there with its ``TypeError``.
 
     Raises:
-        ConfigError: a ``seed=`` that is not a seed (names the agent and the argument).
+        ConfigError: a ``seed=`` that is not a seed (names the agent and the argument), or
+            ``ARGS`` that do not parse (``agents.spec.SpecError``).
     """
-    from fort_env.game.errors import ConfigError
-    from fort_env.game.inputs import SEED_RANGE, is_seed
-
-    for part in (args or "").split(":"):
-        key, sep, raw = part.partition("=")
-        if not sep or key.strip() != SEED_KEY:
-            continue
-        value = parse_kwargs(part)[SEED_KEY]
-        if not is_seed(value):
-            raise ConfigError(
-                f"agent {name!r}: argument {SEED_KEY}={describe(raw)} is not a seed: it must be "
-                f"{SEED_RANGE}"
-            )
+    raw = spec_grammar.parse(f"{name}:{args}" if args else name).args.get(SEED_KEY)
+    if raw is not None:
+        spec_grammar.Param(SEED_KEY, int).convert(name, raw)
 
 
 # The kinds whose files may be pickled, loaded only with ``trusted=1`` (module docstring).
@@ -140,13 +109,15 @@ TRUST_KEY = "trusted"
 
 def asks_trust(spec: str) -> bool:
     """Whether ``spec`` carries a ``trusted=`` argument other than ``trusted=0`` (in any
-    position, with any spacing: the check is on the raw ``:``-separated parts, so nothing
-    that :func:`parse_kwargs` would read as trust slips past)."""
-    for part in spec.split(":")[1:]:
-        key, sep, raw = part.partition("=")
-        if sep and key.strip() == TRUST_KEY and raw.strip() not in ("0", "0.0", "False"):
-            return True
-    return False
+    position, with any spacing). It reads ``spec`` with the parser :func:`make` uses
+    (``agents.spec``), so nothing ``make`` would read as trust slips past; a spec that does
+    not parse, or whose ``trusted=`` is not a boolean, asks for trust if it says ``trusted``
+    anywhere (``make`` refuses it anyway)."""
+    try:
+        raw = spec_grammar.parse(spec).args.get(TRUST_KEY)
+        return raw is not None and spec_grammar.Param(TRUST_KEY, bool).convert("", raw)
+    except spec_grammar.SpecError:
+        return TRUST_KEY in spec
 
 
 def check_file_spec(spec: object, source: object) -> str:
@@ -174,12 +145,17 @@ def check_file_spec(spec: object, source: object) -> str:
 
 
 def with_trust(spec: str) -> str:
-    """``spec`` with ``trusted=1`` added if it names a kind that may load a pickle
-    (:data:`PICKLED_KINDS`) and does not say ``trusted=`` already (``--trust-pickle``)."""
-    name = spec.strip().partition(":")[0]
-    if name not in PICKLED_KINDS or asks_trust(spec) or f"{TRUST_KEY}=" in spec:
+    """``spec`` with ``trusted=1`` added if it names a file of a kind that may load a pickle
+    (:data:`PICKLED_KINDS`: ``ppo:PATH``, ``rllib:PATH``) and does not say ``trusted=``
+    already (``--trust-pickle``). Other specs (bare ``ppo``: the shipped model, never a
+    pickle), and a spec that does not parse (``make`` says why), are returned as given."""
+    try:
+        parsed = spec_grammar.parse(spec)
+    except spec_grammar.SpecError:
         return spec
-    return f"{spec}:{TRUST_KEY}=1"
+    if parsed.name not in PICKLED_KINDS or parsed.path is None or TRUST_KEY in parsed.args:
+        return spec
+    return f"{spec.strip()}:{TRUST_KEY}=1"
 
 
 def make(spec: str, seed: int | None = None) -> Agent:
@@ -191,13 +167,15 @@ def make(spec: str, seed: int | None = None) -> Agent:
 
     Raises:
         ValueError: an unknown name (the message lists the known ones) or bad arguments
-            (``ConfigError``, a ``ValueError``, for a ``seed=`` that is not a seed).
+            (``agents.spec.SpecError``, a ``ConfigError``: a spec that does not parse, an
+            argument the agent does not take, a value not of its type, a ``seed=`` that is
+            not a seed).
     """
     name, _, args = spec.strip().partition(":")
-    factory = _REGISTRY.get(name)
+    factory = _REGISTRY.get(name.strip())
     if factory is None:
         raise ValueError(f"unknown agent {name!r}; known: {', '.join(available())}")
-    check_seed_argument(name, args)
+    check_seed_argument(name.strip(), args)  # parses the whole spec: its grammar, first
     agent = factory(args or None)
     if not callable(getattr(agent, "act", None)) and callable(agent):
         agent = FunctionAgent(agent)  # a plain function (observation, info) -> action
@@ -224,42 +202,29 @@ class FunctionAgent:
 
 
 def construct(cls: type, args: str | None) -> Any:
-    """``cls(**parse_kwargs(args))``, with arguments the constructor does not take refused.
+    """``cls`` built from the ``key=value`` text ``args``, each value converted by the type
+    its constructor parameter declares (``agents.spec.build``).
 
     Raises:
         ValueError: an argument that is not ``key=value`` or that ``cls`` does not take
-            (the message lists the ones it takes).
+            (the message lists the ones it takes), or a value not of its type.
     """
-    import inspect
-
-    kwargs = parse_kwargs(args)
-    try:
-        inspect.signature(cls).bind(**kwargs)
-    except TypeError as exc:
-        takes = [
-            p.name
-            for p in inspect.signature(cls).parameters.values()
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-        ]
-        raise ValueError(
-            f"{cls.__name__}: {exc}; it takes {', '.join(takes) if takes else 'no arguments'}"
-        ) from None
-    return cls(**kwargs)
+    return spec_grammar.build(cls.__name__, cls, args)
 
 
-def _simple(cls: type[BaseAgent]) -> Factory:
+def _simple(name: str, cls: type[BaseAgent]) -> Factory:
     def factory(args: str | None) -> Agent:
-        return construct(cls, args)
+        return spec_grammar.build(name, cls, args)  # type: ignore[no-any-return]
 
     return factory
 
 
-def _lazy(module: str, cls_name: str) -> Factory:
+def _lazy(name: str, module: str, cls_name: str) -> Factory:
     def factory(args: str | None) -> Agent:
         import importlib
 
         cls = getattr(importlib.import_module(f"{__name__}.{module}"), cls_name)
-        return construct(cls, args)
+        return spec_grammar.build(name, cls, args)  # type: ignore[no-any-return]
 
     return factory
 
@@ -269,14 +234,14 @@ def _heuristic(args: str | None) -> Agent:
     return agent
 
 
-register("random", _simple(RandomAgent))
-register("builder", _simple(BuilderAgent))
-register("scorer", _simple(ScorerAgent))
-register("opportunist", _simple(OpportunistAgent))
+register("random", _simple("random", RandomAgent))
+register("builder", _simple("builder", BuilderAgent))
+register("scorer", _simple("scorer", ScorerAgent))
+register("opportunist", _simple("opportunist", OpportunistAgent))
 register("heuristic", _heuristic)
-register("greedy", _lazy("bots.greedy", "GreedyAgent"))
-register("ismcts", _lazy("bots.ismcts", "ISMCTSAgent"))
-register("puct", _lazy("learned.puct", "PUCTAgent"))
+register("greedy", _lazy("greedy", "bots.greedy", "GreedyAgent"))
+register("ismcts", _lazy("ismcts", "bots.ismcts", "ISMCTSAgent"))
+register("puct", _lazy("puct", "learned.puct", "PUCTAgent"))
 
 
 def _ppo(args: str | None) -> Agent:

@@ -14,7 +14,7 @@ It is asked once per decision of its seat (a Fort turn is many small decisions; 
 
 - ``"observation"``: float32, shape ``(game.observation_size,)``: ``state.observation_tensor``;
   decode it with ``fort_env.observation_layout(n).view(obs, name)`` or
-  :class:`~agents.view.SeatView`.
+  :class:`~fort_env.views.seat.SeatView`.
 - ``"action_mask"``: int8, shape ``(game.num_distinct_actions,)``: 1 for each legal action.
 
 ``info`` carries:
@@ -26,7 +26,7 @@ key                 value
 ``seat``            the acting seat (absolute engine seat, 0..n-1)
 ``game``            the :class:`fort_env.FortGame` (static facts: cards, layout, Fort costs)
 ``legal_actions``   the legal actions, ascending ``list[int]``
-``view``            a :class:`~agents.view.SeatView` of the acting seat (what it can see)
+``view``            a :class:`~fort_env.views.seat.SeatView` of the acting seat (what it can see)
 ``determinize``     ``rng -> FortState``: ``state.resample_hidden(seat, rng)``, a copy of the
                     true state in which everything the seat cannot see is re-dealt at random
 ==================  ===========================================================================
@@ -51,8 +51,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from agents.view import SeatView
 from fort_env import FortGame
+from fort_env.views.seat import SeatView
 
 __all__ = ["Agent", "BaseAgent", "LazyObservation", "MissingInfoError", "legal_from"]
 

@@ -25,8 +25,8 @@ from agents.bots import econ
 from agents.bots.econ import Counts, Econ, econ_value, simulate, simulate_play
 from agents.bots.evaluation import FITTED, evaluate, evaluate_all, seat_value
 from agents.bots.heuristics import BUILDER, SCORER, BuilderAgent
-from agents.view import SeatView
 from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PIZZA, SUITS, TOYS
+from fort_env.views.seat import SeatView
 from tests.scenario import act, build, game_for, player
 
 POS = {

@@ -25,10 +25,10 @@ from agents.arena.games import decision_info, play_game
 from agents.bots.evaluation import FITTED, HAND_MADE, evaluate_all
 from agents.bots.heuristics import BuilderAgent
 from agents.bots.ismcts import DEFAULT_TREE_KINDS, ISMCTSAgent, weights_sequence
-from agents.view import SeatView
 from fort_env import FortGame, FortState
 from fort_env.game.constants import RULE_INDEX
 from fort_env.native import backend as cpp_backend
+from fort_env.views.seat import SeatView
 from tests.scenario import build
 from tests.test_bot_behaviour import DOC
 

@@ -130,6 +130,39 @@ def test_typer_commands() -> None:
     assert "one agent per seat" in bad.output
 
 
+def test_the_command_builds_each_agent_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In one process the agents the command's check built are the ones that play: a model
+    file is read once, not once per check (3 times before)."""
+    import typer
+    from typer.testing import CliRunner
+
+    import agents
+
+    made: list[str] = []
+    real = agents.make
+
+    def counting(spec: str, seed: int | None = None) -> agents.Agent:
+        made.append(spec)
+        return real(spec, seed)
+
+    monkeypatch.setattr(agents, "make", counting)
+    app = typer.Typer()
+    cli.register(app)
+    args = ["tournament", "--agents", "builder,random", "--games", "2", "--seed", "3", "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert sorted(made) == ["builder", "random"]
+    played = json.loads(result.stdout.strip().splitlines()[-1])
+    by_spec = run_tournament(["builder", "random"], 2, 2, seed=3, progress=False)
+    assert played["game_length"] == by_spec["game_length"]  # the same games
+    assert played["end_triggers"] == by_spec["end_triggers"]
+    for name, row in by_spec["agents"].items():
+        assert (played["agents"][name]["wins"], played["agents"][name]["mean_score"]) == (
+            row["wins"],
+            row["mean_score"],
+        )
+
+
 def test_summarize_counts_shared_victories_for_each_winner() -> None:
     """Three hand-made 3-player games: a sole winner, a two-way and a three-way shared victory."""
     from agents.arena.games import GameRecord

@@ -62,16 +62,16 @@ class CardStats:
         a = self._init(state.game)
         kind = state.decision_kind
         name, i = state.game.layout.decode(action)
-        zone, owner = state.zone, state.owner
         if kind == K.PLAY:
-            a["play_offered"][(zone == HAND) & (owner == seat)] += 1
+            a["play_offered"][state.cards_in(HAND, seat)] += 1
             if name == "PLAY_CARD":
                 a["played"][i] += 1
         elif kind in (K.RECRUIT, K.BIRTHDAY):
-            offered = zone == PARK
-            if kind == K.RECRUIT:
-                offered |= (zone == YARD) & (owner != seat) & (owner >= 0)
-            a["recruit_offered"][offered] += 1
+            offered = [state.cards_in(PARK)]
+            if kind == K.RECRUIT:  # and the rivals' Yards
+                n = state.game.num_players
+                offered += [state.cards_in(YARD, q) for q in range(n) if q != seat]
+            a["recruit_offered"][np.concatenate(offered)] += 1  # distinct cards: += is exact
             if name == "RECRUIT_CARD":  # the Park deck's top card is drawn unseen: no choice
                 a["recruited"][i] += 1
 

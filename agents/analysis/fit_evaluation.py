@@ -42,12 +42,12 @@ def features(state: FortState, p: int) -> list[float]:
         step = state.game.fort_steps[level]
         use_t, use_p = min(toys, step.toys), min(pizza, step.pizza)
         useful = use_t + use_p + min(toys - use_t + pizza - use_p, step.either)
-    lookout = int(((state.zone == LOOKOUT) & (state.owner == p)).sum())
+    lookout = len(state.cards_in(LOOKOUT, p))
     return [
         float(state.score(p)), state.game.level_points[level], level, useful,
         toys + pizza - useful, pack_p + pack_t, lookout, made_up_rule_points(state, p),
         float(state.macaroni_holder == p), len(owned_cards(state, p)),
-        int((state.perk_loc == p).sum()), *(float(level >= k) for k in range(1, 5)),
+        len(state.perks_held(p)), *(float(level >= k) for k in range(1, 5)),
     ]  # fmt: skip
 
 

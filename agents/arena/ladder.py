@@ -1,8 +1,8 @@
 """The ladder: one seat-rotated round robin of every bot, OpenSkill ratings, a table, a plot and
 a generated section of ``docs/agents.md``.
 
-``fort-env ladder`` (:func:`agents.cli.register_ladder`) calls :func:`run_ladder` and prints
-:func:`format_ladder`. It writes files only where asked: ``--write-docs`` writes
+``fort-env ladder`` (:func:`agents.cli_ladder.register_ladder`) calls :func:`run_ladder` and
+prints :func:`format_ladder`. It writes files only where asked: ``--write-docs`` writes
 :func:`plot_ladder` (``docs/ladder-Np.png``) and replaces the section of ``docs/agents.md``
 between :func:`markers` with :func:`ladder_markdown` (:func:`write_section`); ``--doc`` and
 ``--plot`` name other files (each alone writes only itself); ``--out DIR`` writes the result,
@@ -125,6 +125,7 @@ def default_bots(
     """
     from agents import available, make, plugin_agents
     from agents.learned.policy_file import trained_num_players
+    from agents.spec import format_spec
 
     bots = [Bot(s, s) for s in ("random", "builder", "scorer", "opportunist", "greedy")]
     for ms in ismcts_ms:
@@ -149,7 +150,7 @@ def default_bots(
             path = PPO_DEFAULTS[name]
         else:
             continue
-        bots.append(Bot(name, f"ppo:{path}"))
+        bots.append(Bot(name, format_spec("ppo", str(path))))  # quoted if it holds ':'/'='
     shipped = _shipped_counts()
     if num_players in shipped:  # the zoo's policy for this table (agents.learned.zoo)
         bots.append(Bot("ppo", "ppo"))

@@ -127,14 +127,21 @@ def short_name(name: str, keep: int = PATH_KEEP) -> str:
     components (``ppo:/home/me/fort/runs/quick/20261126-190912/model.safetensors`` ->
     ``ppo:.../quick/20261126-190912/model.safetensors``), so the run folder that tells two
     models apart stays; names without a long path are unchanged."""
-    parts = []
-    for part in name.split(":"):
-        key, eq, value = part.partition("=") if "=" in part else ("", "", part)
+    from agents.spec import SpecError, format_spec, parse
+
+    def cut(value: str) -> str:
         pieces = value.split("/")
-        if len(pieces) > keep:
-            value = ".../" + "/".join(pieces[-keep:])
-        parts.append(f"{key}{eq}{value}")
-    return ":".join(parts)
+        return ".../" + "/".join(pieces[-keep:]) if len(pieces) > keep else value
+
+    try:
+        spec = parse(name)  # the grammar of agents.make: a quoted path keeps its ':'
+    except SpecError:
+        return name  # a label, not a spec (an agent object's name)
+    path = None if spec.path is None else cut(spec.path)
+    args = {k: cut(v) for k, v in spec.args.items()}
+    if path == spec.path and args == spec.args:
+        return name  # nothing to cut: as written
+    return format_spec(spec.name, path, args)
 
 
 def display_names(names: Sequence[str]) -> dict[str, str]:

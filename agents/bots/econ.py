@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from agents.view import SeatView
 from fort_env.game.cards import (
     ADVANCE,
     ANY_RESOURCE,
@@ -47,6 +46,7 @@ from fort_env.game.cards import (
 )  # fmt: skip
 from fort_env.game.constants import MAX_FORT_LEVEL, PIZZA, RULE_INDEX, STUFF_CAPACITY, TOYS
 from fort_env.game.facts import advance_cost as game_advance_cost
+from fort_env.views.seat import SeatView
 
 __all__ = ["Counts", "Econ", "Style", "advance", "econ_value", "simulate", "simulate_play"]
 

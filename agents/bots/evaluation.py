@@ -46,11 +46,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from fort_env import FortState
 from fort_env.game.constants import LOOKOUT, MACARONI_POINTS, MAX_FORT_LEVEL
-from fort_env.views.scoring import OWNED_ZONES, made_up_rule_points
+from fort_env.views.scoring import made_up_rule_points, owned_cards
 
 __all__ = [
     "FITTED",
@@ -111,16 +109,14 @@ def _estimate(state: FortState, p: int, w: Weights) -> float:
     else:
         useful = 0
     v += w.useful * useful + w.surplus * (toys + pizza - useful)
-    mine = state.owner == p
     if w.pack:
         v += w.pack * (pack_p + pack_t)
     if w.lookout:
-        v += w.lookout * int(np.count_nonzero((state.zone == LOOKOUT) & mine))
+        v += w.lookout * len(state.cards_in(LOOKOUT, p))
     if w.cards:
-        owned = int(np.count_nonzero(np.isin(state.zone, OWNED_ZONES) & mine))
-        v += w.cards * (owned - STARTING_CARDS)
+        v += w.cards * (len(owned_cards(state, p)) - STARTING_CARDS)
     if w.perks:
-        v += w.perks * int(np.count_nonzero(state.perk_loc == p))
+        v += w.perks * len(state.perks_held(p))
     v += w.rule * made_up_rule_points(state, p)
     if state.macaroni_holder == p:
         v += MACARONI_POINTS

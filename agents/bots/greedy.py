@@ -22,9 +22,9 @@ import numpy as np
 from agents.base import BaseAgent, MissingInfoError, legal_from
 from agents.bots.evaluation import WEIGHTS, evaluate
 from agents.bots.heuristics import BuilderAgent, HeuristicAgent
-from agents.view import SeatView
 from fort_env import FortState
 from fort_env.game.decisions import DecisionKind as K
+from fort_env.views.seat import SeatView
 
 __all__ = ["GreedyAgent", "HeuristicPolicy"]
 

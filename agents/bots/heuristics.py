@@ -3,8 +3,9 @@
 Each bot decodes the legal actions (``game.layout.decode``), gives every one a score from a
 few rules of thumb, and takes the best (ties broken by its own seeded generator). The scores
 come from :mod:`agents.bots.econ`: what the action would do to the bot's economy, weighted by its
-:class:`~agents.bots.econ.Style`. They read only the seat's :class:`~agents.view.SeatView` (from
-``info["view"]`` or decoded from the observation), never hidden information.
+:class:`~agents.bots.econ.Style`. They read only the seat's
+:class:`~fort_env.views.seat.SeatView` (from ``info["view"]`` or decoded from the observation),
+never hidden information.
 
 - :class:`BuilderAgent` (``builder``): packs and advances, racing to Fort Level 5 and the
   macaroni sculpture; pays from Stuff before Pack; follows when it gathers what the Fort needs.
@@ -26,7 +27,6 @@ import numpy as np
 
 from agents.base import BaseAgent, legal_from
 from agents.bots.econ import Counts, Econ, Style, advance, econ_value, simulate_play
-from agents.view import SeatView
 from fort_env import FortGame
 from fort_env.game.actions import (
     CONVERT_OPTIONS,
@@ -62,6 +62,7 @@ from fort_env.game.constants import (
     TOYS,
 )  # fmt: skip
 from fort_env.game.decisions import DecisionKind as K
+from fort_env.views.seat import SeatView
 
 __all__ = ["BuilderAgent", "HeuristicAgent", "OpportunistAgent", "ScorerAgent"]
 

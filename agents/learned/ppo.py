@@ -236,38 +236,29 @@ class PPOAgent:
 
 
 def make_ppo_agent(args: str | None) -> Any:
-    """The registry factory: ``args`` is ``PATH[:key=value...]`` (``agents.make("ppo:...")``),
-    or, without a path, the shipped model (``agents.learned.zoo``): ``ppo``,
-    ``ppo:players=N``, ``ppo:deterministic=0``.
+    """The registry factory: ``args`` is ``PATH[:key=value...]`` (``agents.make("ppo:...")``;
+    a path holding ``:`` is quoted, ``ppo:"C:/m.safetensors"``), or, without a path, the
+    shipped model (``agents.learned.zoo``): ``ppo``, ``ppo:players=N``, ``ppo:deterministic=0``.
+    Read by ``agents.spec``: with a path it takes ``deterministic`` and ``trusted``, without
+    one ``players`` and ``deterministic``.
 
     Raises:
-        ValueError: a bad ``key=value`` argument (``deterministic`` and ``trusted`` are taken,
-            each 0 or 1; ``players`` 2-4 without a path).
+        ValueError: a bad ``key=value`` argument (``agents.spec.SpecError``: ``deterministic``
+            and ``trusted`` are taken, each 0 or 1; ``players`` 2-4 without a path).
         ModelFileError: the file does not load (:func:`load_policy`), or no model ships for
             ``players``.
     """
-    from agents import parse_kwargs
+    from agents.spec import Param, convert, parse
 
-    path, _, rest = (args or "").partition(":")
-    if "=" in path or not path:  # no path: the zoo's model (ppo, ppo:players=4, ...)
+    deterministic = Param("deterministic", bool, True)
+    spec = parse(f"ppo:{args}" if args else "ppo")
+    if spec.path is None:  # no path: the zoo's model (ppo, ppo:players=4, ...)
         from agents.learned.zoo import ZooAgent
 
-        kwargs = parse_kwargs(args or None)
-        for key in kwargs:
-            if key not in ("deterministic", "players"):
-                raise ValueError(
-                    f"ppo without a path takes players=2..4 and deterministic=0/1, not {key!r}"
-                )
+        zoo = {"players": Param("players", int), "deterministic": deterministic}
+        kwargs = convert("ppo", spec.args, zoo)
         if kwargs.get("players", 2) not in (2, 3, 4):
             raise ValueError(f"ppo: players must be 2, 3 or 4, got {kwargs['players']!r}")
-        if kwargs.get("deterministic", 1) not in (0, 1):
-            raise ValueError(f"ppo: deterministic must be 0 or 1, got {kwargs['deterministic']!r}")
-        return ZooAgent(kwargs.get("players"), bool(kwargs.get("deterministic", 1)))
-    kwargs = parse_kwargs(rest or None)
-    for key, value in kwargs.items():
-        if key not in ("deterministic", "trusted"):
-            raise ValueError(f"ppo takes deterministic=0/1 and trusted=0/1, not {key!r}")
-        if value not in (0, 1):
-            raise ValueError(f"ppo: {key} must be 0 or 1, got {value!r}")
-        kwargs[key] = bool(value)
-    return PPOAgent(path, **kwargs)
+        return ZooAgent(kwargs.get("players"), kwargs.get("deterministic", True))
+    params = {"deterministic": deterministic, "trusted": Param("trusted", bool, False)}
+    return PPOAgent(spec.path, **convert("ppo", spec.args, params))

@@ -149,24 +149,20 @@ class RLlibAgent:
 
 
 def make_rllib_agent(args: str | None) -> RLlibAgent:
-    """The registry factory: ``args`` is ``PATH[:deterministic=0|1][:trusted=0|1]``.
+    """The registry factory: ``args`` is ``PATH[:deterministic=0|1][:trusted=0|1]`` (a path
+    holding ``:`` is quoted), read by ``agents.spec``.
 
     Raises:
-        ValueError: no path given, or a bad ``key=value`` argument.
+        ValueError: no path given, or a bad ``key=value`` argument (``agents.spec.SpecError``).
         ModelFileError: no ``trusted=1`` (:func:`load_module`).
     """
-    from agents import parse_kwargs
+    from agents.spec import Param, convert, parse
 
-    if not args:
+    spec = parse(f"rllib:{args}" if args else "rllib")
+    if spec.path is None:
         raise ValueError(
             "rllib needs a checkpoint path: rllib:PATH (e.g. rllib:runs/rllib-quick/checkpoint)"
         )
-    path, _, rest = args.partition(":")
-    kwargs = parse_kwargs(rest or None)
-    for key, value in kwargs.items():
-        if key not in ("deterministic", "trusted"):
-            raise ValueError(f"rllib takes deterministic=0/1 and trusted=0/1, not {key!r}")
-        if value not in (0, 1):
-            raise ValueError(f"rllib: {key} must be 0 or 1, got {value!r}")
-        kwargs[key] = bool(value)
-    return RLlibAgent(path, **kwargs)
+    params = {"deterministic": Param("deterministic", bool, True),
+              "trusted": Param("trusted", bool, False)}  # fmt: skip
+    return RLlibAgent(spec.path, **convert("rllib", spec.args, params))
