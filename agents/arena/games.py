@@ -18,9 +18,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from agents.base import Agent, LazyObservation
-from agents.view import SeatView
 from fort_env import FortGame, FortState
 from fort_env.game.constants import MAX_FORT_LEVEL, PARK_DECK, SCORE_TRIGGER
+from fort_env.views.seat import SeatView
 
 __all__ = [
     "GAME_TORCH_THREADS", "TRIGGERS", "DecisionInfo", "GameRecord", "Job", "Observer",
