@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -342,6 +343,28 @@ def _verb_table() -> Any:
     return module
 
 
+def early_outputs() -> dict[Path, str]:
+    """``fields.py`` and ``codes.py``, rendered from ``schema.py`` and ``verb_table.py`` alone
+    (they import only ``constants.py``), with the ``fort_env`` package itself not imported: the
+    engine imports these two files, so a row added to a table (and code that already uses its
+    new name) must not stop the generator from writing them."""
+
+    def ours(name: str) -> bool:
+        return name == "fort_env" or name.startswith("fort_env.")
+
+    saved = {name: sys.modules.pop(name) for name in list(sys.modules) if ours(name)}
+    try:
+        for name, path in (("fort_env", ROOT / "fort_env"), ("fort_env.game", FIELDS.parent)):
+            package = types.ModuleType(name)
+            package.__path__ = [str(path)]
+            sys.modules[name] = package
+        return {FIELDS: render_fields(), **_verb_table().early_outputs()}
+    finally:
+        for name in [name for name in sys.modules if ours(name)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
 def outputs() -> dict[Path, str]:
     """Every file this script writes, and its text now."""
     return {HEADER: render(), FIELDS: render_fields(), **_verb_table().outputs()}
@@ -355,6 +378,10 @@ def main() -> int:
     )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    if not args.check and args.out is None:  # the files the package imports, first
+        for path, text in early_outputs().items():
+            if not path.exists() or path.read_text("utf-8") != text:
+                path.write_text(text, encoding="utf-8")
     files = outputs()
     if args.out is not None:
         files = {args.out / path.relative_to(ROOT): text for path, text in files.items()}

@@ -263,6 +263,11 @@ def render_state_md(text: str) -> str:
     return _REGION.sub(fill, text)
 
 
+def early_outputs() -> dict[Path, str]:
+    """The files the engine imports (``codes.py``), from ``verb_table.py`` alone."""
+    return {CODES: render_codes()}
+
+
 def outputs() -> dict[Path, str]:
     """Every file this script writes, and its text now."""
     return {

@@ -100,3 +100,14 @@ def test_verb_table_rows_reach_both_engines() -> None:
     for d in verb_table.DECISIONS:
         assert f"// K_{d.name}" in text
     assert "on_convert,  // R_CONVERT" in text and "legal_convert,  // K_CONVERT" in text
+
+
+def test_files_the_engine_imports_are_written_without_importing_it() -> None:
+    """fields.py and codes.py render from the tables alone (early_outputs, written before the
+    package is imported) exactly as with the package imported."""
+    gen = _generator()
+    early = gen.early_outputs()
+    assert set(early) == {gen.FIELDS, gen._verb_table().CODES}
+    everything = gen.outputs()
+    for path, text in early.items():
+        assert everything[path] == text
