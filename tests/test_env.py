@@ -423,8 +423,9 @@ def test_env_plays_exactly_as_in_pettingzoos_own_wrappers(num_players: int) -> N
 # What the raw env refuses (TypeError, IllegalActionError, ValueError for None): the wrapped env
 # refuses it with the raw env's error (issue 26), where PettingZoo's wrappers would raise
 # AssertionError (numpy's ValueError for True).
+_N = FortGame(3).num_distinct_actions  # one past the last action (the shipped set: 676)
 REFUSED_ACTIONS = [
-    -1, 676, 10**20, 10**5000, None, 2.0, "1", True, np.bool_(True), np.int64(676),
+    -1, _N, 10**20, 10**5000, None, 2.0, "1", True, np.bool_(True), np.int64(_N),
     np.timedelta64(3), np.array([3]),
 ]  # fmt: skip
 

@@ -27,6 +27,10 @@ from lark import Lark, LarkError, Token, Transformer
 from fort_env.game.constants import MADE_UP_RULES, MAX_FORT_LEVEL, PERKS, SUITS
 from fort_env.game.errors import CardDataError, InputFileError, describe
 from fort_env.game.inputs import read_text_file
+from fort_env.game.verb_table import ANY_RESOURCE as ANY_RESOURCE  # (re-exported)
+from fort_env.game.verb_table import RESOURCE_ARGS as RESOURCE_ARGS
+from fort_env.game.verb_table import VERB_NAMES
+from fort_env.game.verb_table import VERBS as VERB_ROWS
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # fort_env/data
 PARK_DECK_SIZE = 60  # rulebook p.2 step 8; reference "Components"
@@ -52,19 +56,19 @@ MAX_LEVEL_POINTS = 999
 # --- effect tree node kinds ---
 ATOM, THEN, REPEAT = 0, 1, 2
 
-# --- verbs (rulebook pp.12-13 action glossary) ---
-VERBS: tuple[str, ...] = (
-    "gather", "pack", "lookout", "trash", "trash_this", "recruit", "advance", "score",
-    "spend", "trash_rival", "copy_pack", "copy_rival_pack", "convert",
+# --- verbs (rulebook pp.12-13 action glossary): the rows of verb_table.VERBS ---
+VERBS: tuple[str, ...] = VERB_NAMES
+_CODE = {name: code for code, name in enumerate(VERBS)}
+GATHER, PACK, LOOKOUT_V, TRASH_V, TRASH_THIS, RECRUIT, ADVANCE, SCORE = (
+    _CODE[v] for v in ("gather", "pack", "lookout", "trash", "trash_this", "recruit", "advance",
+                       "score")
 )  # fmt: skip
-(GATHER, PACK, LOOKOUT_V, TRASH_V, TRASH_THIS, RECRUIT, ADVANCE, SCORE, SPEND, TRASH_RIVAL,
- COPY_PACK, COPY_RIVAL_PACK, CONVERT) = range(len(VERBS))  # fmt: skip
-RESOURCE_ARGS = {"pizza": 0, "toys": 1, "any": 2}
-ANY_RESOURCE = 2
+SPEND, TRASH_RIVAL, COPY_PACK, COPY_RIVAL_PACK, CONVERT = (
+    _CODE[v] for v in ("spend", "trash_rival", "copy_pack", "copy_rival_pack", "convert")
+)
+# the argument words of the verbs that take one (verb_table.Verb.args)
 VERB_ARGS: dict[int, dict[str, int] | None] = {
-    GATHER: RESOURCE_ARGS,
-    SPEND: RESOURCE_ARGS,
-    ADVANCE: {"-1": -1, "+1": 1, "0": 0},
+    code: dict(v.args) for code, v in enumerate(VERB_ROWS) if v.args is not None
 }
 
 # --- multipliers (rulebook p.13-14 "Other Action Symbols") ---

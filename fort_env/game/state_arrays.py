@@ -52,6 +52,7 @@ from fort_env.game.fields import (
 )
 from fort_env.game.schema import CTX_TABLE, PLAYER_TABLE
 from fort_env.game.stages import NUM_STAGES, ST_ACTION, ST_FOLLOW_RUN
+from fort_env.game.verb_table import PROG_COLUMNS
 
 if TYPE_CHECKING:
     from fort_env.game.facts import GameFacts
@@ -78,8 +79,9 @@ ARRAYS: dict[str, tuple[type, Any]] = {
     "rule_loc": (np.int8, lambda c, n: (len(MADE_UP_RULES),)),  # seat, -1 stack, -2 box
     "perk_loc": (np.int8, lambda c, n: (len(PERKS),)),  # seat, -1 row, -2 box, -3 used
     "play_suits": (np.int16, lambda c, n: (NUM_SUITS,)),  # suits counted by the play
-    # the running action: verb, arg, req_lo, req_hi per step; read-only once built (shared)
-    "prog": (np.int16, lambda c, n: (MAX_STEPS, 4)),
+    # the running action: one row per step (columns verb_table.PROG_COLUMNS: verb, arg, req_lo,
+    # req_hi); read-only once built (shared)
+    "prog": (np.int16, lambda c, n: (MAX_STEPS, len(PROG_COLUMNS))),
     "done": (np.int8, lambda c, n: (MAX_STEPS,)),  # 1: that step was carried out
 }
 

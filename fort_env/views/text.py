@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fort_env.game import actions as A
+from fort_env.game import verb_table
 from fort_env.game.constants import (
     DECK,
     DISCARD,
     HAND,
     IN_STACK,
     LOOKOUT,
-    MADE_UP_RULES,
     PARK,
     PARK_DECK,
     PERKS,
-    RESOURCES,
-    SUITS,
     YARD,
 )
 from fort_env.game.fields import (
@@ -77,35 +74,14 @@ def action_to_string(state: StateArrays, action: int) -> str:
         ValueError: the action is outside ``[0, num_distinct_actions)``.
     """
     name, i = state.game.layout.decode(int(action))
-    card_ranges = {
-        "PLAY_CARD": "play", "RECYCLE": "recycle", "ADD_CARD": "add", "LOOKOUT_CARD": "lookout",
-        "TRASH_CARD": "trash", "RECRUIT_CARD": "recruit", "TRASH_RIVAL_CARD": "trash rival's",
-        "FOLLOW_CARD": "follow with", "DRAFT_CARD": "draft",
-    }  # fmt: skip
-    if name in card_ranges:
-        return f"{card_ranges[name]} {card_label(state, i)}"
-    simple = {
-        "SKIP_PLAY": "skip the Play phase", "USE_DIY": "use DIY (Advance Fort, +1 cost)",
-        "STOP_ADDING": "stop adding", "LOOKOUT_PARK_DECK": "lookout: top of the Park deck",
-        "RECRUIT_PARK_DECK": "recruit the top of the Park deck", "PASS": "pass",
-        "ROUGH_HOUSE": "use Rough Housing", "DO_OVER": "use Do-Over",
-        "STOP_ACTION": "stop this action here", "CONTINUE_ACTION": "go on with this action",
-    }  # fmt: skip
-    if name in simple:
-        return simple[name]
-    table = {
-        "SUIT": lambda: f"suit {SUITS[i]}",
-        "MODE": lambda: f"use {A.MODES[i]}",
-        "RESOURCE": lambda: f"choose {RESOURCES[i]}",
-        "PACK_FROM": lambda: f"pack {A.PACK_NAMES[i]}",
-        "PAY": lambda: f"pay {A.PAY_NAMES[i]}",
-        "SPEND_FROM": lambda: f"spend {A.PAY_NAMES[i]}",
-        "COPY_RIVAL": lambda: f"copy the Pack of the rival {i + 1} to the left",
-        "CONVERT": lambda: f"convert {A.CONVERT_NAMES[i]}",
-        "PICK_RULE": lambda: f"take made-up rule {MADE_UP_RULES[i]}",
-        "PICK_PERK": lambda: f"take perk {PERKS[i]}",
-    }
-    return table[name]()
+    row = _RANGE_ROWS[name]
+    option = verb_table.OPTION_NAMES[row.options][i] if row.options is not None else ""
+    card = card_label(state, i) if row.size == verb_table.C else ""
+    return row.text.format(card=card, option=option, i=i)
+
+
+# range name -> its row of the verb table (its words: ``Range.text``)
+_RANGE_ROWS = {r.name: r for r in verb_table.RANGES}
 
 
 def state_to_string(state: StateArrays, viewer: int | None = None) -> str:

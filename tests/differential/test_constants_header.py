@@ -1,5 +1,6 @@
-"""cpp/include/fort/constants.h is what scripts/gen_constants.py writes from the Python source
-now, so the C++ core and the Python engine cannot disagree on a shared code."""
+"""cpp/include/fort/constants.h and every other file scripts/gen_constants.py writes (fields.py,
+the verb table's codes.py, C++ dispatch and docs tables) are what it writes from the Python source
+now, so the C++ core and the Python engine cannot disagree on a shared code or a dispatch row."""
 
 from __future__ import annotations
 
@@ -55,3 +56,58 @@ def test_script_runs_as_a_command() -> None:
         [sys.executable, str(SCRIPT), "--check"], capture_output=True, text=True, timeout=60
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_every_generated_file_is_up_to_date(tmp_path: Path) -> None:
+    """Regenerated into a temporary folder, each file equals the committed one."""
+    gen = _generator()
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert written == sorted(p.relative_to(ROOT) for p in gen.outputs())
+    assert len(written) == 7  # constants.h, fields.py, codes.py, dispatch.h/.cc, 2 docs
+    for rel in written:
+        fresh = (tmp_path / rel).read_text(encoding="utf-8")
+        assert (ROOT / rel).read_text(encoding="utf-8") == fresh, (
+            f"{rel} is stale: run python scripts/gen_constants.py"
+        )
+
+
+def test_verb_table_rows_reach_both_engines() -> None:
+    """The rows of verb_table.py are the Python engine's tables and the C++ dispatch."""
+    from fort_env.game import actions, verb_table
+    from fort_env.game.cards import VERBS
+    from fort_env.game.decisions import DecisionKind
+    from fort_env.game.rules import handlers, legality, search, verbs
+
+    assert [k.name for k in DecisionKind] == [d.name for d in verb_table.DECISIONS]
+    assert [name for name, _ in actions.RANGES] == [r.name for r in verb_table.RANGES]
+    assert VERBS == verb_table.VERB_NAMES
+    assert set(handlers.HANDLERS) == set(verb_table.RANGE_NAMES)
+    assert search.legality is legality
+    assert set(legality.LEGAL) == {
+        k for k, d in enumerate(verb_table.DECISIONS) if d.rows is not None
+    }
+    for code, v in enumerate(verb_table.VERBS):
+        want = None if v.decision is None else int(DecisionKind[v.decision])
+        assert verbs.VERB_RULES[code].decision == want
+    text = _generator()._verb_table().render_dispatch_cc()
+    for d in verb_table.DECISIONS:
+        assert f"// K_{d.name}" in text
+    assert "on_convert,  // R_CONVERT" in text and "legal_convert,  // K_CONVERT" in text
+
+
+def test_files_the_engine_imports_are_written_without_importing_it() -> None:
+    """fields.py and codes.py render from the tables alone (early_outputs, written before the
+    package is imported) exactly as with the package imported."""
+    gen = _generator()
+    early = gen.early_outputs()
+    assert set(early) == {gen.FIELDS, gen._verb_table().CODES}
+    everything = gen.outputs()
+    for path, text in early.items():
+        assert everything[path] == text

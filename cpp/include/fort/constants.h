@@ -120,8 +120,13 @@ inline constexpr int64_t P_TURNS = 6;
 inline constexpr int64_t NUM_PLAYER_FIELDS = 7;
 inline constexpr int64_t MAX_STEPS = 128;  // rows of `prog` and `done`
 inline constexpr int64_t PROG_COLUMNS = 4;  // verb, arg, req_lo, req_hi
+// fort_env/game/verb_table.py: the columns of a program row (PROG_COLUMNS)
+inline constexpr int64_t PROG_VERB = 0;  // the step's verb (VERBS code)
+inline constexpr int64_t PROG_ARG = 1;  // its argument (the verb's args value, else 0)
+inline constexpr int64_t PROG_REQ_LO = 2;  // a 'then': some row of [req_lo, req_hi) must be done first; -1: none
+inline constexpr int64_t PROG_REQ_HI = 3;  // the end of that range; -1: none
 
-// fort_env/game/decisions.py: DecisionKind
+// fort_env/game/verb_table.py: DecisionKind
 inline constexpr int64_t K_DRAFT = 0;
 inline constexpr int64_t K_PLAY = 1;
 inline constexpr int64_t K_DECLARE_COIN = 2;

@@ -59,18 +59,6 @@ constexpr int64_t COUNTER_BOUND = int64_t{1} << 40;
 // is at most 99 per card (card data limits), so this is far above any game.
 constexpr int64_t PAY_BOUND = int64_t{1} << 20;
 
-// Decisions answered inside a running action (run_program goes on after them).
-bool program_decision(int64_t kind) {
-    switch (kind) {
-        case K_RESOURCE: case K_PACK: case K_LOOKOUT: case K_TRASH: case K_PAY: case K_SPEND:
-        case K_TRASH_RIVAL: case K_COPY_RIVAL: case K_CONVERT: case K_PICK_RULE:
-        case K_PICK_PERK: case K_STOP_OR_CONTINUE:
-            return true;
-        default:
-            return false;
-    }
-}
-
 }  // namespace
 
 // Memory safety of apply from Python: every field the rules use as an index is in range.
@@ -118,9 +106,10 @@ void check_indices(const State& state) {
     bool rows_ok = true;  // branch-free scans; the message only when something is wrong
     for (int64_t k = 0; k < len; ++k) {
         const int16_t* row = &state.prog[static_cast<size_t>(k) * PROG_COLUMNS];
-        const bool resource = row[0] == V_GATHER || row[0] == V_SPEND;
-        rows_ok &= within(row[0], 0, NUM_VERBS - 1) & (!resource | within(row[1], 0, ANY_RESOURCE));
-        rows_ok &= row[2] == -1 ? row[3] == -1 : within(row[2], 0, len) & within(row[3], row[2], len);
+        const int16_t verb = row[PROG_VERB], lo = row[PROG_REQ_LO], hi = row[PROG_REQ_HI];
+        const bool resource = verb == V_GATHER || verb == V_SPEND;
+        rows_ok &= within(verb, 0, NUM_VERBS - 1) & (!resource | within(row[PROG_ARG], 0, ANY_RESOURCE));
+        rows_ok &= lo == -1 ? hi == -1 : within(lo, 0, len) & within(hi, lo, len);
     }
     need(rows_ok, "a program row");
     unsigned cards_ok = 1;
@@ -138,63 +127,6 @@ void check_indices(const State& state) {
     }
     for (int p = 0; p < n; ++p)
         need(within(state.player(p, P_FORT_LEVEL), 0, MAX_FORT_LEVEL), "a Fort Level");
-}
-
-// The ranges legality.raw_legal offers per decision kind (tests/differential/test_apply.py
-// checks every raw_legal action of random games against it).
-bool decision_offers(int64_t kind, int range) {
-    switch (kind) {
-        case K_PLAY:
-            return range == R_PLAY_CARD || range == R_SKIP_PLAY || range == R_USE_DIY ||
-                   range == R_RECYCLE;
-        case K_DECLARE_COIN:
-        case K_ANY_SUIT:
-        case K_ADD_COIN:
-            return range == R_SUIT;
-        case K_MODE:
-            return range == R_MODE;
-        case K_ADD:
-            return range == R_ADD_CARD || range == R_STOP_ADDING;
-        case K_RESOURCE:
-            return range == R_RESOURCE;
-        case K_PACK:
-            return range == R_PACK_FROM;
-        case K_LOOKOUT:
-            return range == R_LOOKOUT_CARD || range == R_LOOKOUT_PARK_DECK;
-        case K_TRASH:
-            return range == R_TRASH_CARD;
-        case K_RECRUIT:
-            return range == R_RECRUIT_CARD || range == R_RECRUIT_PARK_DECK;
-        case K_BIRTHDAY:
-            return range == R_RECRUIT_CARD || range == R_RECRUIT_PARK_DECK || range == R_PASS;
-        case K_PAY:
-            return range == R_PAY;
-        case K_SPEND:
-            return range == R_SPEND_FROM;
-        case K_TRASH_RIVAL:
-            return range == R_TRASH_RIVAL_CARD;
-        case K_COPY_RIVAL:
-            return range == R_COPY_RIVAL;
-        case K_CONVERT:
-            return range == R_CONVERT;
-        case K_PICK_RULE:
-            return range == R_PICK_RULE;
-        case K_PICK_PERK:
-            return range == R_PICK_PERK;
-        case K_FOLLOW:
-        case K_FOLLOW_SECOND:
-            return range == R_FOLLOW_CARD || range == R_PASS;
-        case K_ROUGH_HOUSING:
-            return range == R_ROUGH_HOUSE || range == R_PASS;
-        case K_DO_OVER:
-            return range == R_DO_OVER || range == R_PASS;
-        case K_STOP_OR_CONTINUE:
-            return range == R_STOP_ACTION || range == R_CONTINUE_ACTION;
-        case K_DRAFT:
-            return range == R_DRAFT_CARD;
-        default:  // K_TERMINAL, or a bad kind
-            return false;
-    }
 }
 
 // handlers._count_suits
@@ -524,38 +456,5 @@ void on_continue_action(State& state, int p, int i, int kind) {
     state.ctx[C_CONTINUE_PC] = state.ctx[C_PC];
     run_program(state);
 }
-
-// handlers.HANDLERS, in actions.RANGES order
-const Handler HANDLERS[NUM_RANGES] = {
-    on_play_card,         // R_PLAY_CARD
-    on_skip_play,         // R_SKIP_PLAY
-    on_use_diy,           // R_USE_DIY
-    on_recycle,           // R_RECYCLE
-    on_suit,              // R_SUIT
-    on_mode,              // R_MODE
-    on_add_card,          // R_ADD_CARD
-    on_stop_adding,       // R_STOP_ADDING
-    on_resource,          // R_RESOURCE
-    on_pack_from,         // R_PACK_FROM
-    on_lookout_card,      // R_LOOKOUT_CARD
-    on_lookout_park_deck, // R_LOOKOUT_PARK_DECK
-    on_trash_card,        // R_TRASH_CARD
-    on_recruit_card,      // R_RECRUIT_CARD
-    on_recruit_park_deck, // R_RECRUIT_PARK_DECK
-    on_pay,               // R_PAY
-    on_spend_from,        // R_SPEND_FROM
-    on_trash_rival_card,  // R_TRASH_RIVAL_CARD
-    on_copy_rival,        // R_COPY_RIVAL
-    on_convert,           // R_CONVERT
-    on_pick_rule,         // R_PICK_RULE
-    on_pick_perk,         // R_PICK_PERK
-    on_follow_card,       // R_FOLLOW_CARD
-    on_pass,              // R_PASS
-    on_rough_house,       // R_ROUGH_HOUSE
-    on_do_over,           // R_DO_OVER
-    on_draft_card,        // R_DRAFT_CARD
-    on_stop_action,       // R_STOP_ACTION
-    on_continue_action,   // R_CONTINUE_ACTION
-};
 
 }  // namespace fort

@@ -42,186 +42,213 @@ void for_each_mult(const Game& g, int card, int side, F f) {
 
 }  // namespace
 
-// legality.raw_legal (rulebook p.6-16: each decision's own rules)
+// legality.raw_legal (rulebook p.6-16: each decision's own rules): the rows function of the
+// pending decision kind (the generated table LEGAL, dispatch.h; none for K_TERMINAL or a bad kind)
 std::vector<int> raw_legal(State& state) {
-    const Game& g = *state.game;
     const int64_t kind = state.ctx[C_DECISION];
-    const int p = static_cast<int>(state.ctx[C_ACTOR]);
     std::vector<int> out;
     out.reserve(16);
-    switch (kind) {
-        case K_PLAY: {  // p.7; DIY and Recycling p.16
-            push_cards_in(state, Z_HAND, p, off(g, R_PLAY_CARD), out);
-            out.push_back(off(g, R_SKIP_PLAY));
-            if (state.ctx[C_PLAYS] == 0 && has_perk(state, p, PERK_DIY) &&
-                state.player(p, P_FORT_LEVEL) < MAX_FORT_LEVEL) {
-                const auto c = cost(state, p, 1);
-                if (payable(state, p, c.toys, c.pizza, c.either)) out.push_back(off(g, R_USE_DIY));
-            }
-            if (has_perk(state, p, PERK_RECYCLING)) push_cards_in(state, Z_DISCARD, p, off(g, R_RECYCLE), out);
-            break;
-        }
-        case K_DECLARE_COIN:  // p.6
-        case K_ANY_SUIT:      // p.13
-            for (int s = 0; s < NUM_SUITS; ++s) out.push_back(off(g, R_SUIT) + s);
-            break;
-        case K_MODE: {  // p.7
-            const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
-            const auto& t = g.search_tables;
-            for (int m = 0; m < NUM_MODES; ++m) {
-                const int first = static_cast<int>(MODE_PLAN[m][0]);
-                const int second = static_cast<int>(MODE_PLAN[m][1]);
-                if (!t.blank(played, first) && (second < 0 || !t.blank(played, second)))
-                    out.push_back(off(g, R_MODE) + m);
-            }
-            break;
-        }
-        case K_ADD: {  // p.6-7
-            for (int c : addable(state)) out.push_back(off(g, R_ADD_CARD) + c);
-            out.push_back(off(g, R_STOP_ADDING));
-            break;
-        }
-        case K_ADD_COIN: {
-            // an added card's coin is "one suit of your choice" (p.7; README fact 1): any suit
-            // with which one of the card's suits changes the outcome (R7)
-            const int cid = static_cast<int>(state.ctx[C_PENDING_COIN]);
-            for (int s : coin_suits(state, cid)) out.push_back(off(g, R_SUIT) + s);
-            break;
-        }
-        case K_RESOURCE: {  // p.12
-            const int64_t pc = state.ctx[C_PC];
-            const int verb = state.prog[pc * PROG_COLUMNS + 0];
-            for (int r = PIZZA; r <= TOYS; ++r) {  // (PIZZA, TOYS)
-                const bool ok = verb == V_GATHER
-                                    ? state.player(p, P_STUFF_PIZZA + r) < STUFF_CAPACITY
-                                    : state.player(p, P_STUFF_PIZZA + r) +
-                                              state.player(p, P_PACK_PIZZA + r) > 0;
-                if (ok) out.push_back(off(g, R_RESOURCE) + r);
-            }
-            break;
-        }
-        case K_PACK: {  // p.12; Sticky Fingers p.16
-            const bool sticky = has_perk(state, p, PERK_STICKY_FINGERS) && is_leader(state, p);
-            for (int i = 0; i < 4; ++i) {
-                const int r = static_cast<int>(PACK_OPTIONS[i][0]);
-                const bool supply = PACK_OPTIONS[i][1] != 0;
-                if ((supply && sticky) || (!supply && state.player(p, P_STUFF_PIZZA + r) > 0))
-                    out.push_back(off(g, R_PACK_FROM) + i);
-            }
-            break;
-        }
-        case K_LOOKOUT:  // p.12; Bribe p.16
-            for (int c : lookout_sources(state, p))
-                out.push_back(c < 0 ? off(g, R_LOOKOUT_PARK_DECK) : off(g, R_LOOKOUT_CARD) + c);
-            break;
-        case K_TRASH:  // p.12
-            for (int c : trash_sources(state, p)) out.push_back(off(g, R_TRASH_CARD) + c);
-            break;
-        case K_RECRUIT:  // p.9, p.12
-        case K_BIRTHDAY: {  // p.16
-            bool deck = false;
-            for (int c = 0; c < state.num_cards; ++c) {
-                const int64_t z = state.zone[c];
-                if (z == Z_PARK || (kind == K_RECRUIT && z == Z_YARD && state.owner[c] != p))
-                    out.push_back(off(g, R_RECRUIT_CARD) + c);
-                deck = deck || z == Z_PARK_DECK;
-            }
-            if (deck) out.push_back(off(g, R_RECRUIT_PARK_DECK));
-            if (kind == K_BIRTHDAY) out.push_back(off(g, R_PASS));
-            break;
-        }
-        case K_PAY: {  // p.12; cost modifiers R25
-            const int t = static_cast<int>(state.ctx[C_PAY_TOYS]);
-            const int z = static_cast<int>(state.ctx[C_PAY_PIZZA]);
-            const int e = static_cast<int>(state.ctx[C_PAY_EITHER]);
-            for (int i = 0; i < 4; ++i) {
-                const int r = static_cast<int>(PAY_OPTIONS[i][0]);
-                const bool from_pack = PAY_OPTIONS[i][1] != 0;
-                int16_t& col = state.player(p, (from_pack ? P_PACK_PIZZA : P_STUFF_PIZZA) + r);
-                if (col == 0) continue;
-                const int fixed = r == TOYS ? t : z;
-                if (fixed == 0 && e == 0) continue;
-                // after paying this unit, the rest must still be payable
-                const int nt = (r == TOYS && t) ? t - 1 : t;
-                const int nz = (r == PIZZA && z) ? z - 1 : z;
-                int ne = e;
-                if ((r == TOYS && !t) || (r == PIZZA && !z)) ne = e - 1;
-                col = static_cast<int16_t>(col - 1);
-                const bool ok = payable(state, p, nt, nz, ne);
-                col = static_cast<int16_t>(col + 1);
-                if (ok) out.push_back(off(g, R_PAY) + i);
-            }
-            break;
-        }
-        case K_SPEND: {  // p.13
-            const int64_t pc = state.ctx[C_PC];
-            const int r_fixed = resource_of(state, state.prog[pc * PROG_COLUMNS + 1]);
-            for (int i = 0; i < 4; ++i) {
-                const int r = static_cast<int>(PAY_OPTIONS[i][0]);
-                const bool from_pack = PAY_OPTIONS[i][1] != 0;
-                if (r == r_fixed &&
-                    state.player(p, (from_pack ? P_PACK_PIZZA : P_STUFF_PIZZA) + r) > 0)
-                    out.push_back(off(g, R_SPEND_FROM) + i);
-            }
-            break;
-        }
-        case K_TRASH_RIVAL:  // p.13
-            for (int c = 0; c < state.num_cards; ++c)
-                if (state.zone[c] == Z_YARD && state.owner[c] != p)
-                    out.push_back(off(g, R_TRASH_RIVAL_CARD) + c);
-            break;
-        case K_COPY_RIVAL: {  // p.13
-            const auto rs = rivals(state, p);
-            for (int k = 0; k < static_cast<int>(rs.size()); ++k)
-                if (copy_status(state, p, static_cast<int>(rs[k])) != STATUS_NONE) out.push_back(off(g, R_COPY_RIVAL) + k);
-            break;
-        }
-        case K_CONVERT:  // p.13
-            for (int i : convert_options(state, p)) out.push_back(off(g, R_CONVERT) + i);
-            break;
-        case K_PICK_RULE:  // p.10
-            for (int i = 0; i < NUM_MADE_UP_RULES; ++i)
-                if (state.rule_loc[i] == IN_STACK) out.push_back(off(g, R_PICK_RULE) + i);
-            break;
-        case K_PICK_PERK:  // p.10
-            for (int i = 0; i < NUM_PERKS; ++i)
-                if (state.perk_loc[i] == IN_STACK) out.push_back(off(g, R_PICK_PERK) + i);
-            break;
-        case K_FOLLOW:  // p.8
-        case K_FOLLOW_SECOND: {  // Copy Cat p.16
-            const auto match = leader_suits(state);
-            for (int c = 0; c < state.num_cards; ++c) {
-                if (state.zone[c] != Z_HAND || state.owner[c] != p) continue;
-                for (int k = 0; k < 2; ++k) {
-                    const int s = g.suit_lists[2 * c + k];
-                    if (s >= 0 && (s == COIN || contains(match, s))) {
-                        out.push_back(off(g, R_FOLLOW_CARD) + c);
-                        break;
-                    }
-                }
-            }
-            out.push_back(off(g, R_PASS));
-            break;
-        }
-        case K_ROUGH_HOUSING:  // p.16, R16
-            out.push_back(off(g, R_ROUGH_HOUSE));
-            out.push_back(off(g, R_PASS));
-            break;
-        case K_DO_OVER:  // p.16
-            out.push_back(off(g, R_DO_OVER));
-            out.push_back(off(g, R_PASS));
-            break;
-        case K_STOP_OR_CONTINUE:  // p.6; docs/rules.md R3
-            out.push_back(off(g, R_STOP_ACTION));
-            out.push_back(off(g, R_CONTINUE_ACTION));
-            break;
-        case K_DRAFT:  // p.2
-            push_cards_in(state, Z_DRAFT_PACK, p, off(g, R_DRAFT_CARD), out);
-            break;
-        default:
-            break;
-    }
+    if (kind < 0 || kind >= NUM_DECISION_KINDS || LEGAL[kind] == nullptr) return out;
+    LEGAL[kind](state, static_cast<int>(state.ctx[C_ACTOR]), out);
     return out;
+}
+
+// The rows functions of the decision kinds (verb_table.DECISIONS' rows column; legality._<rows>
+// in Python), in DecisionKind order.
+
+void legal_draft(State& state, int p, std::vector<int>& out) {  // p.2
+    push_cards_in(state, Z_DRAFT_PACK, p, off(*state.game, R_DRAFT_CARD), out);
+}
+
+void legal_play(State& state, int p, std::vector<int>& out) {  // p.7; DIY and Recycling p.16
+    const Game& g = *state.game;
+    push_cards_in(state, Z_HAND, p, off(g, R_PLAY_CARD), out);
+    out.push_back(off(g, R_SKIP_PLAY));
+    if (state.ctx[C_PLAYS] == 0 && has_perk(state, p, PERK_DIY) &&
+        state.player(p, P_FORT_LEVEL) < MAX_FORT_LEVEL) {
+        const auto c = cost(state, p, 1);
+        if (payable(state, p, c.toys, c.pizza, c.either)) out.push_back(off(g, R_USE_DIY));
+    }
+    if (has_perk(state, p, PERK_RECYCLING)) push_cards_in(state, Z_DISCARD, p, off(g, R_RECYCLE), out);
+}
+
+// DECLARE_COIN (p.6), ANY_SUIT (p.13): every suit
+void legal_suit(State& state, int p, std::vector<int>& out) {
+    (void)p;
+    for (int s = 0; s < NUM_SUITS; ++s) out.push_back(off(*state.game, R_SUIT) + s);
+}
+
+void legal_mode(State& state, int p, std::vector<int>& out) {  // p.7
+    (void)p;
+    const Game& g = *state.game;
+    const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
+    const auto& t = g.search_tables;
+    for (int m = 0; m < NUM_MODES; ++m) {
+        const int first = static_cast<int>(MODE_PLAN[m][0]);
+        const int second = static_cast<int>(MODE_PLAN[m][1]);
+        if (!t.blank(played, first) && (second < 0 || !t.blank(played, second)))
+            out.push_back(off(g, R_MODE) + m);
+    }
+}
+
+void legal_add(State& state, int p, std::vector<int>& out) {  // p.6-7 (search.add_rows)
+    (void)p;
+    const Game& g = *state.game;
+    for (int c : addable(state)) out.push_back(off(g, R_ADD_CARD) + c);
+    out.push_back(off(g, R_STOP_ADDING));
+}
+
+void legal_add_coin(State& state, int p, std::vector<int>& out) {  // (search.add_coin_rows)
+    (void)p;
+    // an added card's coin is "one suit of your choice" (p.7; README fact 1): any suit
+    // with which one of the card's suits changes the outcome (R7)
+    const int cid = static_cast<int>(state.ctx[C_PENDING_COIN]);
+    for (int s : coin_suits(state, cid)) out.push_back(off(*state.game, R_SUIT) + s);
+}
+
+void legal_resource(State& state, int p, std::vector<int>& out) {  // p.12
+    const int64_t pc = state.ctx[C_PC];
+    const int verb = state.prog[pc * PROG_COLUMNS + PROG_VERB];
+    for (int r = PIZZA; r <= TOYS; ++r) {  // (PIZZA, TOYS)
+        const bool ok = verb == V_GATHER
+                            ? state.player(p, P_STUFF_PIZZA + r) < STUFF_CAPACITY
+                            : state.player(p, P_STUFF_PIZZA + r) +
+                                      state.player(p, P_PACK_PIZZA + r) > 0;
+        if (ok) out.push_back(off(*state.game, R_RESOURCE) + r);
+    }
+}
+
+void legal_pack(State& state, int p, std::vector<int>& out) {  // p.12; Sticky Fingers p.16
+    const bool sticky = has_perk(state, p, PERK_STICKY_FINGERS) && is_leader(state, p);
+    for (int i = 0; i < 4; ++i) {
+        const int r = static_cast<int>(PACK_OPTIONS[i][0]);
+        const bool supply = PACK_OPTIONS[i][1] != 0;
+        if ((supply && sticky) || (!supply && state.player(p, P_STUFF_PIZZA + r) > 0))
+            out.push_back(off(*state.game, R_PACK_FROM) + i);
+    }
+}
+
+void legal_lookout(State& state, int p, std::vector<int>& out) {  // p.12; Bribe p.16
+    const Game& g = *state.game;
+    for (int c : lookout_sources(state, p))
+        out.push_back(c < 0 ? off(g, R_LOOKOUT_PARK_DECK) : off(g, R_LOOKOUT_CARD) + c);
+}
+
+void legal_trash(State& state, int p, std::vector<int>& out) {  // p.12
+    for (int c : trash_sources(state, p)) out.push_back(off(*state.game, R_TRASH_CARD) + c);
+}
+
+// RECRUIT (p.9, p.12), BIRTHDAY (p.16)
+void legal_recruit(State& state, int p, std::vector<int>& out) {
+    const Game& g = *state.game;
+    const int64_t kind = state.ctx[C_DECISION];
+    bool deck = false;
+    for (int c = 0; c < state.num_cards; ++c) {
+        const int64_t z = state.zone[c];
+        if (z == Z_PARK || (kind == K_RECRUIT && z == Z_YARD && state.owner[c] != p))
+            out.push_back(off(g, R_RECRUIT_CARD) + c);
+        deck = deck || z == Z_PARK_DECK;
+    }
+    if (deck) out.push_back(off(g, R_RECRUIT_PARK_DECK));
+    if (kind == K_BIRTHDAY) out.push_back(off(g, R_PASS));
+}
+
+void legal_pay(State& state, int p, std::vector<int>& out) {  // p.12; cost modifiers R25
+    const int t = static_cast<int>(state.ctx[C_PAY_TOYS]);
+    const int z = static_cast<int>(state.ctx[C_PAY_PIZZA]);
+    const int e = static_cast<int>(state.ctx[C_PAY_EITHER]);
+    for (int i = 0; i < 4; ++i) {
+        const int r = static_cast<int>(PAY_OPTIONS[i][0]);
+        const bool from_pack = PAY_OPTIONS[i][1] != 0;
+        int16_t& col = state.player(p, (from_pack ? P_PACK_PIZZA : P_STUFF_PIZZA) + r);
+        if (col == 0) continue;
+        const int fixed = r == TOYS ? t : z;
+        if (fixed == 0 && e == 0) continue;
+        // after paying this unit, the rest must still be payable
+        const int nt = (r == TOYS && t) ? t - 1 : t;
+        const int nz = (r == PIZZA && z) ? z - 1 : z;
+        int ne = e;
+        if ((r == TOYS && !t) || (r == PIZZA && !z)) ne = e - 1;
+        col = static_cast<int16_t>(col - 1);
+        const bool ok = payable(state, p, nt, nz, ne);
+        col = static_cast<int16_t>(col + 1);
+        if (ok) out.push_back(off(*state.game, R_PAY) + i);
+    }
+}
+
+void legal_spend(State& state, int p, std::vector<int>& out) {  // p.13
+    const int64_t pc = state.ctx[C_PC];
+    const int r_fixed = resource_of(state, state.prog[pc * PROG_COLUMNS + PROG_ARG]);
+    for (int i = 0; i < 4; ++i) {
+        const int r = static_cast<int>(PAY_OPTIONS[i][0]);
+        const bool from_pack = PAY_OPTIONS[i][1] != 0;
+        if (r == r_fixed && state.player(p, (from_pack ? P_PACK_PIZZA : P_STUFF_PIZZA) + r) > 0)
+            out.push_back(off(*state.game, R_SPEND_FROM) + i);
+    }
+}
+
+void legal_trash_rival(State& state, int p, std::vector<int>& out) {  // p.13
+    for (int c = 0; c < state.num_cards; ++c)
+        if (state.zone[c] == Z_YARD && state.owner[c] != p)
+            out.push_back(off(*state.game, R_TRASH_RIVAL_CARD) + c);
+}
+
+void legal_copy_rival(State& state, int p, std::vector<int>& out) {  // p.13
+    const auto rs = rivals(state, p);
+    for (int k = 0; k < static_cast<int>(rs.size()); ++k)
+        if (copy_status(state, p, static_cast<int>(rs[k])) != STATUS_NONE)
+            out.push_back(off(*state.game, R_COPY_RIVAL) + k);
+}
+
+void legal_convert(State& state, int p, std::vector<int>& out) {  // p.13
+    for (int i : convert_options(state, p)) out.push_back(off(*state.game, R_CONVERT) + i);
+}
+
+void legal_pick_rule(State& state, int p, std::vector<int>& out) {  // p.10
+    (void)p;
+    for (int i = 0; i < NUM_MADE_UP_RULES; ++i)
+        if (state.rule_loc[i] == IN_STACK) out.push_back(off(*state.game, R_PICK_RULE) + i);
+}
+
+void legal_pick_perk(State& state, int p, std::vector<int>& out) {  // p.10
+    (void)p;
+    for (int i = 0; i < NUM_PERKS; ++i)
+        if (state.perk_loc[i] == IN_STACK) out.push_back(off(*state.game, R_PICK_PERK) + i);
+}
+
+// FOLLOW (p.8), FOLLOW_SECOND (Copy Cat p.16)
+void legal_follow(State& state, int p, std::vector<int>& out) {
+    const Game& g = *state.game;
+    const auto match = leader_suits(state);
+    for (int c = 0; c < state.num_cards; ++c) {
+        if (state.zone[c] != Z_HAND || state.owner[c] != p) continue;
+        for (int k = 0; k < 2; ++k) {
+            const int s = g.suit_lists[2 * c + k];
+            if (s >= 0 && (s == COIN || contains(match, s))) {
+                out.push_back(off(g, R_FOLLOW_CARD) + c);
+                break;
+            }
+        }
+    }
+    out.push_back(off(g, R_PASS));
+}
+
+void legal_do_over(State& state, int p, std::vector<int>& out) {  // p.16
+    (void)p;
+    out.push_back(off(*state.game, R_DO_OVER));
+    out.push_back(off(*state.game, R_PASS));
+}
+
+void legal_rough_housing(State& state, int p, std::vector<int>& out) {  // p.16, R16
+    (void)p;
+    out.push_back(off(*state.game, R_ROUGH_HOUSE));
+    out.push_back(off(*state.game, R_PASS));
+}
+
+void legal_stop_or_continue(State& state, int p, std::vector<int>& out) {  // p.6; R3
+    (void)p;
+    out.push_back(off(*state.game, R_STOP_ACTION));
+    out.push_back(off(*state.game, R_CONTINUE_ACTION));
 }
 
 // legality.useful_suits

@@ -85,19 +85,19 @@ struct Unroller {
                 throw std::overflow_error("an action unrolls to more than " +
                                           std::to_string(MAX_STEPS) + " steps");
             int16_t* row = rows + n * PROG_COLUMNS;
-            row[0] = static_cast<int16_t>(e.a);
-            row[1] = static_cast<int16_t>(e.b);
-            row[2] = -1;
-            row[3] = -1;
+            row[PROG_VERB] = static_cast<int16_t>(e.a);
+            row[PROG_ARG] = static_cast<int16_t>(e.b);
+            row[PROG_REQ_LO] = -1;
+            row[PROG_REQ_HI] = -1;
             ++n;
         } else if (e.kind == E_THEN) {
             const auto [lo, hi] = emit(e.a, k);
             const auto [r0, r1] = emit(e.b, k + game.node_mults[e.a].size());
             for (int i = r0; i < r1; ++i) {
                 int16_t* row = rows + i * PROG_COLUMNS;
-                if (row[2] < 0) {
-                    row[2] = static_cast<int16_t>(lo);
-                    row[3] = static_cast<int16_t>(hi);
+                if (row[PROG_REQ_LO] < 0) {
+                    row[PROG_REQ_LO] = static_cast<int16_t>(lo);
+                    row[PROG_REQ_HI] = static_cast<int16_t>(hi);
                 }
             }
         } else {
@@ -133,7 +133,8 @@ void run_program(State& state) {
             return;
         }
         const int16_t* row = &state.prog[static_cast<size_t>(pc) * PROG_COLUMNS];
-        const int verb = row[0], arg = row[1], lo = row[2], hi = row[3];
+        const int verb = row[PROG_VERB], arg = row[PROG_ARG];
+        const int lo = row[PROG_REQ_LO], hi = row[PROG_REQ_HI];
         if (lo >= 0 && std::none_of(state.done.begin() + lo, state.done.begin() + hi,
                                     [](int8_t d) { return d != 0; })) {
             if (full) {
@@ -182,8 +183,8 @@ bool may_stop_before(const State& state, int pc) {
         return false;
     const auto n = static_cast<int>(state.ctx[C_PROGRAM_LENGTH]);
     for (int k = pc; k < n; ++k) {
-        const int lo = state.prog[static_cast<size_t>(k) * PROG_COLUMNS + 2];
-        const int hi = state.prog[static_cast<size_t>(k) * PROG_COLUMNS + 3];
+        const int lo = state.prog[static_cast<size_t>(k) * PROG_COLUMNS + PROG_REQ_LO];
+        const int hi = state.prog[static_cast<size_t>(k) * PROG_COLUMNS + PROG_REQ_HI];
         if (lo >= 0 && lo < pc &&
             std::any_of(done.begin() + lo, done.begin() + std::min(hi, pc),
                         [](int8_t d) { return d != 0; }))

@@ -1,5 +1,5 @@
 """Applying an action: one handler per action range (``fort_env.game.actions``), found through the
-explicit table ``HANDLERS``.
+table ``HANDLERS`` (built from the rows of ``verb_table.RANGES``).
 """
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import cast
 
 from fort_env.game import actions as A
+from fort_env.game import verb_table
 from fort_env.game.cards import ADVANCE, ATOM
 from fort_env.game.constants import (
     COIN,
@@ -336,38 +337,11 @@ def on_continue_action(state: StateArrays, p: int, i: int, kind: int) -> None:
     program.run_program(state)
 
 
-# Action range (``fort_env.game.actions.RANGES``) -> its handler, called as
-# ``handler(state, acting seat, index within the range, pending decision kind)``.
+# Action range (``verb_table.RANGES``) -> its handler ``on_<range in lower case>`` above, called
+# as ``handler(state, acting seat, index within the range, pending decision kind)``; the C++
+# table is generated from the same rows (cpp/src/rules/dispatch.cc).
 HANDLERS: dict[str, Handler] = {
-    "PLAY_CARD": on_play_card,
-    "SKIP_PLAY": on_skip_play,
-    "USE_DIY": on_use_diy,
-    "RECYCLE": on_recycle,
-    "SUIT": on_suit,
-    "MODE": on_mode,
-    "ADD_CARD": on_add_card,
-    "STOP_ADDING": on_stop_adding,
-    "RESOURCE": on_resource,
-    "PACK_FROM": on_pack_from,
-    "LOOKOUT_CARD": on_lookout_card,
-    "LOOKOUT_PARK_DECK": on_lookout_park_deck,
-    "TRASH_CARD": on_trash_card,
-    "RECRUIT_CARD": on_recruit_card,
-    "RECRUIT_PARK_DECK": on_recruit_park_deck,
-    "PAY": on_pay,
-    "SPEND_FROM": on_spend_from,
-    "TRASH_RIVAL_CARD": on_trash_rival_card,
-    "COPY_RIVAL": on_copy_rival,
-    "CONVERT": on_convert,
-    "PICK_RULE": on_pick_rule,
-    "PICK_PERK": on_pick_perk,
-    "FOLLOW_CARD": on_follow_card,
-    "PASS": on_pass,
-    "ROUGH_HOUSE": on_rough_house,
-    "DO_OVER": on_do_over,
-    "DRAFT_CARD": on_draft_card,
-    "STOP_ACTION": on_stop_action,
-    "CONTINUE_ACTION": on_continue_action,
+    r.name: globals()[r.handler] for r in verb_table.RANGES if r.handler in globals()
 }
 
 

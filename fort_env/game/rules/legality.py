@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fort_env.game import actions as A
+from fort_env.game import verb_table
 from fort_env.game.cards import GATHER, MULT_ANY_SUIT, MULT_SUIT, multipliers
 from fort_env.game.constants import (
     COIN,
@@ -42,6 +43,8 @@ from fort_env.game.fields import (
     P_FORT_LEVEL,
     P_PACK_PIZZA,
     P_STUFF_PIZZA,
+    PROG_ARG,
+    PROG_VERB,
 )
 from fort_env.game.rules import base, flow, verbs
 from fort_env.game.rules.base import NONE, K
@@ -92,7 +95,7 @@ def _mode(state: StateArrays, p: int) -> list[int]:
 def _resource(state: StateArrays, p: int) -> list[int]:
     L = state.game.layout
     pc = int(state.ctx[C_PC])
-    verb = int(state.prog[pc, 0])
+    verb = int(state.prog[pc, PROG_VERB])
     pl = state.players[p]
     out = []
     for r in (PIZZA, TOYS):
@@ -181,7 +184,7 @@ def _pay(state: StateArrays, p: int) -> list[int]:
 def _spend(state: StateArrays, p: int) -> list[int]:
     L = state.game.layout
     pl = state.players[p]
-    r_fixed = verbs.resource_of(state, int(state.prog[int(state.ctx[C_PC]), 1]))
+    r_fixed = verbs.resource_of(state, int(state.prog[int(state.ctx[C_PC]), PROG_ARG]))
     out = []
     for i, (r, from_pack) in enumerate(A.PAY_OPTIONS):
         if r == r_fixed and pl[(P_PACK_PIZZA if from_pack else P_STUFF_PIZZA) + r] > 0:
@@ -254,35 +257,17 @@ def _draft(state: StateArrays, p: int) -> list[int]:
 
 
 LegalRows = Callable[[StateArrays, int], list[int]]
-# Decision kind -> its locally legal actions, called as ``rows(state, acting seat)`` (tables,
-# not branches: as ``handlers.HANDLERS`` applies them). TERMINAL has none. The rows of ADD and
-# ADD_COIN are the search's (``search.add_rows``, ``search.add_coin_rows``): an added card must
-# change the outcome (p.7, R7), which a probe search decides, and the search lists raw-legal
-# actions itself, so search.py fills them in when it is imported (as fort_env.core does).
+# Decision kind -> its locally legal actions, called as ``rows(state, acting seat)``: the rows
+# function ``_<rows>`` above named by its row of ``verb_table.DECISIONS`` (tables, not branches:
+# as ``handlers.HANDLERS`` applies them; C++: cpp/src/rules/dispatch.cc). TERMINAL has none.
+# The rows of ADD and ADD_COIN are the search's (``"search"``: ``search.add_rows``,
+# ``search.add_coin_rows``): an added card must change the outcome (p.7, R7), which a probe
+# search decides, and the search lists raw-legal actions itself, so search.py fills them in when
+# it is imported (as fort_env.core does) and asserts that every kind has its row.
 LEGAL: dict[int, LegalRows] = {
-    K.DRAFT: _draft,
-    K.PLAY: _play,
-    K.DECLARE_COIN: _suit,
-    K.MODE: _mode,
-    K.ANY_SUIT: _suit,
-    K.RESOURCE: _resource,
-    K.PACK: _pack,
-    K.LOOKOUT: _lookout,
-    K.TRASH: _trash,
-    K.RECRUIT: _recruit,
-    K.PAY: _pay,
-    K.SPEND: _spend,
-    K.TRASH_RIVAL: _trash_rival,
-    K.COPY_RIVAL: _copy_rival,
-    K.CONVERT: _convert,
-    K.PICK_RULE: _pick_rule,
-    K.PICK_PERK: _pick_perk,
-    K.FOLLOW: _follow,
-    K.FOLLOW_SECOND: _follow,
-    K.DO_OVER: _do_over,
-    K.BIRTHDAY: _recruit,
-    K.ROUGH_HOUSING: _rough_housing,
-    K.STOP_OR_CONTINUE: _stop_or_continue,
+    code: globals()[f"_{d.rows}"]
+    for code, d in enumerate(verb_table.DECISIONS)
+    if d.rows is not None and d.rows != "search"
 }
 
 

@@ -55,9 +55,12 @@ from fort_env.game.fields import (
     C_SCULPTURE,
     C_SERIAL,
     C_STAGE,
+    NUM_PROG_COLUMNS,
     P_FORT_LEVEL,
     P_PACK_PIZZA,
     P_PACK_TOYS,
+    PROG_REQ_HI,
+    PROG_REQ_LO,
 )
 from fort_env.game.rules import base, verbs
 from fort_env.game.rules.base import (
@@ -121,7 +124,7 @@ def load_program(
         steps = unroll(effect, counts)
         # padded with zero rows (equal states compare equal after a round trip) and
         # read-only: states share it, and clone() does not copy it
-        padded = np.zeros((MAX_STEPS, 4), dtype=np.int16)
+        padded = np.zeros((MAX_STEPS, NUM_PROG_COLUMNS), dtype=np.int16)
         padded[: len(steps)] = steps
         padded.flags.writeable = False
         cached = _program_cache[key] = (padded, len(steps))
@@ -167,13 +170,13 @@ def unroll(effect: Effect | None, counts: tuple[int, ...]) -> np.ndarray:
     def emit(node: Effect) -> tuple[int, int]:
         start = len(steps)
         if node[0] == ATOM:
-            steps.append([node[1], node[2], -1, -1])
+            steps.append([node[1], node[2], -1, -1])  # PROG_COLUMNS' order
         elif node[0] == THEN:
             lo, hi = emit(node[1])
             r0, r1 = emit(node[2])
             for st in steps[r0:r1]:
-                if st[2] < 0:
-                    st[2], st[3] = lo, hi
+                if st[PROG_REQ_LO] < 0:
+                    st[PROG_REQ_LO], st[PROG_REQ_HI] = lo, hi
         else:
             for _ in range(count_of(node)):
                 emit(node[1])
@@ -183,7 +186,7 @@ def unroll(effect: Effect | None, counts: tuple[int, ...]) -> np.ndarray:
 
     if effect is not None:
         emit(effect)
-    return np.array(steps, dtype=np.int16).reshape(-1, 4)
+    return np.array(steps, dtype=np.int16).reshape(-1, NUM_PROG_COLUMNS)
 
 
 def run_program(state: StateArrays) -> None:
@@ -249,7 +252,7 @@ def may_stop_before(state: StateArrays, pc: int) -> bool:
         return False
     prog = state.prog
     for k in range(pc, int(state.ctx[C_PROGRAM_LENGTH])):
-        lo, hi = int(prog[k, 2]), int(prog[k, 3])
+        lo, hi = int(prog[k, PROG_REQ_LO]), int(prog[k, PROG_REQ_HI])
         if 0 <= lo < pc and done[lo : min(hi, pc)].any():
             return False  # the right side of a "then" already begun is still to come
     return not added_only_for_this_action(state)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fort_env.game import actions as A
+from fort_env.game import verb_table
 from fort_env.game.cards import (
     ADVANCE,
     ANY_RESOURCE,
@@ -70,11 +71,10 @@ from fort_env.game.stages import ST_FOLLOW_RUN
 from fort_env.game.state_arrays import StateArrays
 
 # What a step's status (can it be done now?) reads, and what doing a step can change, for the
-# player doing it: the tags below name parts of the state.
+# player doing it: the tags below name parts of the state (verb_table.TAGS, in order).
 STUFF, PACK_TAG, LEVEL, PERK_TAG, HAND_TAG, DISCARD_TAG, LOOKOUT_TAG, PARK_TAG, YARDS = range(9)
-ALL_TAGS = frozenset(
-    (STUFF, PACK_TAG, LEVEL, PERK_TAG, HAND_TAG, DISCARD_TAG, LOOKOUT_TAG, PARK_TAG, YARDS)
-)
+assert len(verb_table.TAGS) == 9
+ALL_TAGS = frozenset(range(len(verb_table.TAGS)))
 
 
 @dataclass(frozen=True)
@@ -93,48 +93,28 @@ class VerbRule:
     one_step: bool = False
 
 
-def _tags(*tags: int) -> frozenset[int]:
-    return frozenset(tags)
+def _tags(names: tuple[str, ...]) -> frozenset[int]:
+    return frozenset(verb_table.TAGS.index(name) for name in names)
 
 
+# verb code -> its row of the verb table
 VERB_RULES: dict[int, VerbRule] = {
-    GATHER: VerbRule(_tags(STUFF), _tags(STUFF), None),
-    PACK: VerbRule(  # capacity: level, XXL; Sticky Fingers
-        _tags(STUFF, PACK_TAG, LEVEL, PERK_TAG), _tags(STUFF, PACK_TAG), K.PACK, one_step=True
-    ),
-    SPEND: VerbRule(_tags(STUFF, PACK_TAG), _tags(STUFF, PACK_TAG), K.SPEND),
-    CONVERT: VerbRule(_tags(STUFF, PACK_TAG), _tags(STUFF, PACK_TAG), K.CONVERT),
-    ADVANCE: VerbRule(  # a level's reward may be a perk
-        _tags(STUFF, PACK_TAG, LEVEL), _tags(STUFF, PACK_TAG, LEVEL, PERK_TAG), K.PAY
-    ),
-    COPY_PACK: VerbRule(_tags(STUFF, PACK_TAG), _tags(STUFF), None),
-    # reads rivals' Packs too, which no step of mine changes
-    COPY_RIVAL_PACK: VerbRule(_tags(STUFF), _tags(STUFF), K.COPY_RIVAL),
-    TRASH_V: VerbRule(
-        _tags(HAND_TAG, DISCARD_TAG), _tags(HAND_TAG, DISCARD_TAG), K.TRASH, one_step=True
-    ),
-    LOOKOUT_V: VerbRule(  # Bribe reads the Park and the Yards
-        _tags(HAND_TAG, LOOKOUT_TAG, LEVEL, PERK_TAG, PARK_TAG, YARDS),
-        _tags(HAND_TAG, LOOKOUT_TAG, PARK_TAG, YARDS),
-        K.LOOKOUT,
-        one_step=True,
-    ),
-    RECRUIT: VerbRule(
-        _tags(PARK_TAG, YARDS), _tags(PARK_TAG, YARDS, DISCARD_TAG), K.RECRUIT, one_step=True
-    ),
-    TRASH_RIVAL: VerbRule(_tags(YARDS), _tags(YARDS), K.TRASH_RIVAL, one_step=True),
-    SCORE: VerbRule(_tags(), _tags(), None),  # always can
-    TRASH_THIS: VerbRule(_tags(), _tags(), None),  # always can
+    code: VerbRule(
+        _tags(v.reads),
+        _tags(v.changes),
+        None if v.decision is None else int(getattr(K, v.decision)),
+        v.one_step,
+    )
+    for code, v in enumerate(verb_table.VERBS)
 }
-assert set(VERB_RULES) == set(range(len(VERBS))), "every verb has its row"
 # The table's columns, for the hot paths
 STATUS_READS = {verb: rule.reads for verb, rule in VERB_RULES.items()}
 STEP_CHANGES = {verb: rule.changes for verb, rule in VERB_RULES.items()}
 ONE_STEP_VERBS = frozenset(verb for verb, rule in VERB_RULES.items() if rule.one_step)
 VERB_DECISION = {verb: rule.decision for verb, rule in VERB_RULES.items() if rule.decision}
 # what a multiplier's count reads (suits in play cannot change once the actions start)
-COUNT_READS = {MULT_FORT_LEVEL: _tags(LEVEL), MULT_PACK_SIZE: _tags(PACK_TAG),
-               MULT_LOOKOUT_SIZE: _tags(LOOKOUT_TAG)}  # fmt: skip
+COUNT_READS = {MULT_FORT_LEVEL: frozenset((LEVEL,)), MULT_PACK_SIZE: frozenset((PACK_TAG,)),
+               MULT_LOOKOUT_SIZE: frozenset((LOOKOUT_TAG,))}  # fmt: skip
 
 
 def plain_reads(effect: Effect | None) -> frozenset[int]:
