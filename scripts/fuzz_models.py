@@ -263,21 +263,30 @@ def run_seeded(count: int, seed: int = 0, show: int = 5, kind: str = "sb3") -> l
 def _instrument(atheris: Any) -> None:
     """Coverage for the loading code: its modules' functions and methods, instrumented in
     place (``instrument_imports`` skips modules that an editable install's custom loader
-    imports, which these are in a development checkout)."""
+    imports, which these are in a development checkout). A function imported by another of
+    these modules (the policy file's parts call each other's) is replaced there too."""
     import importlib
     import inspect
 
-    names = ("agents.base", "agents.learned.policy_file", "agents.learned.ppo",
+    names = ("agents.base", "agents.learned.policy_format", "agents.learned.tensor_file",
+             "agents.learned.policy_description", "agents.learned.policy_io",
+             "agents.learned.sb3_zip", "agents.learned.policy_file", "agents.learned.forward",
+             "agents.learned.ppo_agent", "agents.learned.ppo",
              "fort_env.game.inputs")  # fmt: skip
-    for name in names:
-        module = importlib.import_module(name)
-        for attr, value in list(vars(module).items()):
+    modules = [importlib.import_module(name) for name in names]
+    instrumented: dict[int, Any] = {}
+    for name, module in zip(names, modules, strict=True):
+        for value in list(vars(module).values()):
             if inspect.isfunction(value) and value.__module__ == name:
-                setattr(module, attr, atheris.instrument_func(value))
+                instrumented[id(value)] = atheris.instrument_func(value)
             elif inspect.isclass(value) and value.__module__ == name:
                 for meth, fn in list(vars(value).items()):
                     if inspect.isfunction(fn):
                         setattr(value, meth, atheris.instrument_func(fn))
+    for module in modules:  # where each function is defined and wherever it was imported
+        for attr, value in list(vars(module).items()):
+            if inspect.isfunction(value) and id(value) in instrumented:
+                setattr(module, attr, instrumented[id(value)])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Records of games with a custom card set (``fort_env/records.py`` + ``FortGame(cards=dir)``),
 the evaluation fit (``agents/analysis/fit_evaluation.py``) and the training configuration and resume
-state (``train/selfplay.py``)."""
+state (``train/config.py``, ``train/checkpoints.py``)."""
 
 from __future__ import annotations
 

@@ -46,12 +46,12 @@ def test_every_kind_of_mutation_is_reached(tmp_path: Path) -> None:
 
 def test_a_finding_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     """The harness is not vacuous: an unexpected exception in loading is a finding."""
-    import agents.learned.policy_file as pf
+    import agents.learned.policy_io as policy_io  # where load_policy_file builds it
 
     def broken(info: object) -> object:
         raise KeyError("boom")
 
-    monkeypatch.setattr(pf, "_build_policy", broken)
+    monkeypatch.setattr(policy_io, "_build_policy", broken)
     # seed 2's 40 inputs include one that loads (most are refused: see the test above)
     findings = fuzz.run_seeded(40, seed=2, show=0)
     assert findings and all("KeyError" in f for f in findings)

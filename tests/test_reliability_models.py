@@ -212,7 +212,7 @@ def test_saved_files_get_the_umask_mode_like_the_run_s_other_files(tmp_path: Pat
 
 
 def test_saving_for_the_wrong_game_is_refused(tmp_path: Path) -> None:
-    from agents.learned.policy_file import _build_policy
+    from agents.learned.policy_io import _build_policy
 
     game = {"num_players": 2, "setup": "basic", "card_set": None}
     network = {
@@ -374,12 +374,12 @@ def _rewrite(weights: Path, tensors: dict[str, Any] | None = None, **network: An
 
 def _no_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make building a network fail the test: the limits must refuse first."""
-    import agents.learned.policy_file as pf
+    import agents.learned.policy_io as policy_io  # where load_policy_file builds it
 
     def refuse(info: Any) -> Any:
         raise AssertionError("the network was built before the description was checked")
 
-    monkeypatch.setattr(pf, "_build_policy", refuse)
+    monkeypatch.setattr(policy_io, "_build_policy", refuse)
 
 
 @pytest.mark.parametrize(
@@ -421,7 +421,8 @@ def test_the_presets_networks_are_within_the_limits() -> None:
 
 
 def test_expected_shapes_are_the_policys(tmp_path: Path) -> None:
-    from agents.learned.policy_file import _build_policy, expected_shapes
+    from agents.learned.policy_file import expected_shapes
+    from agents.learned.policy_io import _build_policy
 
     for pi, vf, share in (([8, 4], [5], True), ([], [3], False), ([7], [], True)):
         info = {

@@ -28,7 +28,8 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("safetensors")
 
 import agents
-import agents.learned.policy_file as pf
+import agents.learned.policy_checkpoint as checkpoint
+import agents.learned.policy_io as policy_io
 from agents.learned.policy_file import load_policy_file, policy_paths, read_description
 from fort_env import FortGame, ModelFileError
 from tests.test_reliability_models import _model, _rewrite, _saved_policy
@@ -58,7 +59,8 @@ def _no_hash(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(path: Path) -> str:
         raise AssertionError(f"{path} was hashed before its size was checked")
 
-    monkeypatch.setattr(pf, "_sha256", refuse)
+    for module in (policy_io, checkpoint):  # where load_policy_file and load_checkpoint hash
+        monkeypatch.setattr(module, "_sha256", refuse)
 
 
 # ------------------------------------------------------------------- (a) size before hash
@@ -98,14 +100,14 @@ def test_a_checkpoint_s_optimizer_file_is_sized_before_hashing(
     optimizer = tmp_path / "c.optimizer.safetensors"
     with optimizer.open("r+b") as f:
         f.truncate(4 * 2**30)
-    real = pf._sha256
+    real = checkpoint._sha256  # the optimizer file's hash (the weights': policy_io's)
 
     def only_the_weights(path: Path) -> str:
         if path.name.endswith(".optimizer.safetensors"):
             raise AssertionError(f"{path} was hashed before its size was checked")
         return real(path)
 
-    monkeypatch.setattr(pf, "_sha256", only_the_weights)
+    monkeypatch.setattr(checkpoint, "_sha256", only_the_weights)
     with pytest.raises(ModelFileError, match=r"c\.optimizer\.safetensors: .*bytes"):
         load_into_model(_model(), tmp_path / "c")
 
@@ -204,7 +206,7 @@ def test_the_crafted_network_passes_the_old_probes(tmp_path: Path) -> None:
     import torch
     from safetensors.torch import load_file
 
-    from agents.learned.policy_file import _build_policy
+    from agents.learned.policy_io import _build_policy
     from agents.learned.ppo import policy_logits
 
     weights = _overflowing_on_real_positions(tmp_path)
@@ -243,7 +245,7 @@ def test_a_network_that_overflows_on_real_positions_is_refused_at_load(tmp_path:
 
 
 def test_the_probe_is_cheap_and_a_good_model_still_loads(tmp_path: Path) -> None:
-    from agents.learned.policy_file import _probe_observations
+    from agents.learned.policy_io import _probe_observations
 
     for n in (2, 3, 4):
         size = FortGame(n).observation_size

@@ -1,8 +1,8 @@
-"""``fort-env train``: the command line of self-play training (``train.selfplay``).
+"""``fort-env train``: the command line of self-play training (``train.runner.run``).
 
 :func:`train` is the plain function; :func:`register` adds it as the ``train`` command of a
 typer app (``fort_env/tools/cli.py`` calls ``register(app)``); :func:`main` runs it alone
-(``python -m train.selfplay``, ``python train/selfplay.py``).
+(``python -m train``).
 """
 
 from __future__ import annotations
@@ -380,8 +380,8 @@ def expert_command(
     with failures("--model"):  # ImportError without the train extra; a bad model file
         from agents.learned.core_network import core_network
         from agents.learned.zoo import search_model
+        from train.device import resolve_device
         from train.expert import ExpertConfig, run
-        from train.selfplay import resolve_device
 
         start = model if model is not None else search_model(num_players)
         core_network(start)

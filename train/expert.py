@@ -363,7 +363,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
 
     from agents.arena.games import torch_threads
     from agents.learned.core_network import core_network
-    from train.selfplay import resolve_device
+    from train.device import resolve_device
 
     config.check()
     out = Path(out)

@@ -1,6 +1,6 @@
 """The lean PPO: masked PPO on the self-play batch, every seat a sample, every tensor on the device.
 
-``fort-env train --algo ppo`` (``Config.algo = "ppo"``) runs :func:`learn`; ``train.selfplay.run``
+``fort-env train --algo ppo`` (``Config.algo = "ppo"``) runs :func:`learn`; ``train.runner.run``
 does the rest (outputs, final evaluation). CleanRL's ``ppo.py`` is the model: one readable
 loop, a masked categorical policy, GAE, clipped surrogate, value and entropy terms. What is
 Fort's own:
@@ -29,7 +29,7 @@ Fort's own:
 
 Timesteps count the learner's samples (decisions of ``LEARNER`` seats), as MaskablePPO's count
 the learner's decisions. Checkpoints (``checkpoints/latest.*``: the network, Adam's moments,
-the step count) and the run state are ``train.selfplay``'s, so ``--resume`` works the same way.
+the step count) and the run state are ``train.checkpoints``'s, so ``--resume`` works the same way.
 """
 
 from __future__ import annotations
@@ -60,17 +60,12 @@ from fort_env.views.observation import (
     table_observation_size,
     table_private_columns,
 )
+from train.checkpoints import save_state
+from train.config import Config
+from train.device import learner_device, resolve_threads
+from train.evaluation import evaluation_due, periodic_evaluation
+from train.league import League, opponent_kind
 from train.progress import ProgressCallback
-from train.selfplay import (
-    Config,
-    League,
-    evaluation_due,
-    opponent_kind,
-    periodic_evaluation,
-    resolve_device,
-    resolve_threads,
-    save_state,
-)
 from train.threads import ThreadTuner
 
 __all__ = ["LeanPPO", "learn", "legal_actions", "masked_logits", "seat_advantages"]
@@ -212,7 +207,7 @@ class LeanPPO:
         config: the run's configuration (``n_envs`` games, ``n_steps`` per rollout, PPO's
             hyperparameters, ``net_arch`` as the trunk).
         league: the league (bots and snapshots); ``league_share`` of the seats go to it.
-        device: a resolved torch device name (``train.selfplay.resolve_device``).
+        device: a resolved torch device name (``train.device.resolve_device``).
         env_threads: threads stepping the games.
         sparse_input: the update feeds the trunk the minibatches' active features
             (``agents.learned.network.sparse_linear``) instead of the dense observations: the
@@ -499,10 +494,12 @@ def learn(
     resume: bool = False,
     verbose: int = 1,
     progress_bar: bool = True,
+    device: str | None = None,
 ) -> tuple[ActorCritic, int, float]:
     """Train ``config`` with the lean PPO into ``out`` (checkpoints, snapshots, periodic
-    evaluations, TensorBoard ``tb/ppo``); returns the network (on the CPU), its timesteps and
-    the training wall time over every session (seconds). The checkpoint is saved whatever
+    evaluations, TensorBoard ``tb/ppo``) on ``device`` (default:
+    ``train.device.learner_device(config)``); returns the network (on the CPU), its timesteps
+    and the training wall time over every session (seconds). The checkpoint is saved whatever
     happens.
 
     Raises:
@@ -511,7 +508,8 @@ def learn(
     """
     from torch.utils.tensorboard import SummaryWriter
 
-    device = resolve_device(config.device)
+    if device is None:
+        device = learner_device(config)
     env_threads, torch_threads = resolve_threads(config)
     ppo = LeanPPO(config, league, device, env_threads)
     checkpoint = out / "checkpoints" / "latest"

@@ -73,7 +73,7 @@ def network_from_policy(policy: Any, source: str | Path = "the policy") -> Any:
     """The core's copy of a torch policy (``ActorCritic`` or ``MaskableActorCriticPolicy``).
 
     Args:
-        policy: the network, as :func:`agents.learned.ppo.load_policy` returns it.
+        policy: the network, as :func:`agents.learned.ppo_agent.load_policy` returns it.
         source: what to name in an error (the file).
 
     Returns:
@@ -151,7 +151,7 @@ def core_critic(path: str | Path) -> Any:
         ModelFileError: as :func:`core_network`.
     """
     from agents.learned.policy_file import policy_paths
-    from agents.learned.ppo import load_policy
+    from agents.learned.ppo_agent import load_policy
 
     weights = policy_paths(path)[0]
     policy = load_policy(path)
@@ -169,11 +169,11 @@ def core_network(path: str | Path) -> Any:
             :func:`agents.learned.policy_file.save_policy`; never an SB3 zip (pickles).
 
     Raises:
-        ModelFileError: as :func:`agents.learned.ppo.load_policy`, or as
+        ModelFileError: as :func:`agents.learned.ppo_agent.load_policy`, or as
             :func:`network_from_policy`.
     """
     from agents.learned.policy_file import policy_paths
-    from agents.learned.ppo import load_policy
+    from agents.learned.ppo_agent import load_policy
 
     weights = policy_paths(path)[0]
     policy = load_policy(path)  # checks the file (description, layout, hash, shapes, values)

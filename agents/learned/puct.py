@@ -63,8 +63,9 @@ import numpy as np
 
 from agents.base import BaseAgent, MissingInfoError, check_logits, legal_from, masked_softmax
 from agents.learned.core_network import core_critic, core_network
+from agents.learned.forward import policy_logits, policy_observation_size, policy_values
 from agents.learned.policy_file import preset_model, trained_num_players
-from agents.learned.ppo import load_policy, policy_logits, policy_observation_size, policy_values
+from agents.learned.ppo_agent import load_policy
 from agents.learned.zoo import search_model
 from fort_env import FortState
 from fort_env.native import backend as cpp_backend
@@ -102,7 +103,7 @@ class PUCTAgent(BaseAgent):
     """Policy-guided information-set search (module docstring).
 
     Args:
-        model: a saved policy (``NAME.safetensors``, :func:`agents.learned.ppo.load_policy`);
+        model: a saved policy (``NAME.safetensors``, :func:`agents.learned.ppo_agent.load_policy`);
             ``None``: the shipped model for the game's player count (module docstring).
         players: with ``model=None``, load the shipped model for this count now.
         ms: time limit per searched decision in milliseconds, above 0 (``None``: 50 unless

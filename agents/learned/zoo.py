@@ -82,7 +82,7 @@ class ZooAgent:
 
     Args:
         players: load the model for this count now (else at the first decision).
-        deterministic, seed: as ``agents.learned.ppo.PPOAgent``'s.
+        deterministic, seed: as ``agents.learned.ppo_agent.PPOAgent``'s.
     """
 
     name = "ppo"
@@ -98,7 +98,7 @@ class ZooAgent:
             self._load(int(players))
 
     def _load(self, num_players: int) -> Any:
-        from agents.learned.ppo import PPOAgent
+        from agents.learned.ppo_agent import PPOAgent
 
         if self._agent is None or self.num_players != num_players:
             self._agent = PPOAgent(

@@ -1,0 +1,161 @@
+"""Training checkpoints: a policy file plus its optimizer's state, to resume where it stopped.
+
+:func:`save_checkpoint_files` adds ``NAME.optimizer.safetensors`` (Adam's moments; the param
+groups and the file's hash in the description) to a saved policy; :func:`load_checkpoint` and
+:func:`load_into_model` load both back into a freshly built learner. Nothing is unpickled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agents.learned.policy_description import describe_policy, network_shapes
+from agents.learned.policy_format import (
+    MAX_HEADER_BYTES,
+    OPTIMIZER_SUFFIX,
+    WEIGHTS_SUFFIX,
+    _bad,
+    _parameter_count,
+    _short,
+    policy_paths,
+)
+from agents.learned.policy_io import load_policy_file, save_policy
+from agents.learned.tensor_file import _regular_size, _sha256, _write_tensors
+from fort_env.game.files import write_text
+
+__all__ = ["load_checkpoint", "load_into_model", "save_checkpoint_files"]
+
+
+def _optimizer_tensors(optimizer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An optimizer's ``state_dict`` split into tensors (``state.I.KEY``) and JSON."""
+    import torch
+
+    sd = optimizer.state_dict()
+    tensors: dict[str, Any] = {}
+    scalars: dict[str, Any] = {}
+    for index, entry in sd["state"].items():
+        for key, value in entry.items():
+            name = f"state.{index}.{key}"
+            if isinstance(value, torch.Tensor):
+                tensors[name] = value.detach().cpu().contiguous().clone()
+            else:
+                scalars[name] = value
+    groups = [
+        {k: list(v) if isinstance(v, tuple) else v for k, v in group.items()}
+        for group in sd["param_groups"]
+    ]
+    return tensors, {"param_groups": groups, "scalars": scalars}
+
+
+def save_checkpoint_files(
+    model: Any,
+    path: str | Path,
+    *,
+    num_players: int,
+    setup: str,
+    training: Mapping[str, Any],
+    optimizer: Any = None,
+    timesteps: int | None = None,
+) -> Path:
+    """:func:`~agents.learned.policy_io.save_policy` plus the optimizer's state
+    (``NAME.optimizer.safetensors``, its param groups in the description's ``optimizer``), for
+    :func:`load_into_model` (a MaskablePPO) or :func:`load_checkpoint` (a network and its
+    optimizer).
+
+    Args:
+        model: a ``MaskablePPO`` (its policy's optimizer is saved), or a network with
+            ``optimizer`` given.
+        optimizer: the network's optimizer (required for a bare network).
+        timesteps: as :func:`~agents.learned.policy_io.save_policy`'s.
+    """
+    weights = save_policy(
+        model, path, num_players=num_players, setup=setup, training=training, timesteps=timesteps
+    )
+    _, description = policy_paths(weights)
+    tensors, rest = _optimizer_tensors(
+        optimizer if optimizer is not None else model.policy.optimizer
+    )
+    opt_path = weights.with_name(weights.name[: -len(WEIGHTS_SUFFIX)] + OPTIMIZER_SUFFIX)
+    _write_tensors(opt_path, tensors)
+    info = json.loads(description.read_text(encoding="utf-8"))
+    info["optimizer"] = {**rest, "sha256": _sha256(opt_path), "file": opt_path.name}
+    write_text(description, json.dumps(info, indent=1) + "\n")
+    return weights
+
+
+def load_into_model(model: Any, path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint (:func:`save_checkpoint_files`) into a freshly built ``MaskablePPO``
+    of the same configuration: the policy's tensors, the optimizer's state (if saved) and
+    ``num_timesteps``. Nothing is unpickled.
+
+    Returns:
+        The checkpoint's description.
+
+    Raises:
+        ModelFileError: a missing or mismatched file, or a network of another shape.
+    """
+    info = load_checkpoint(model.policy, model.policy.optimizer, path)
+    steps = info.get("timesteps")
+    if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 0:
+        model.num_timesteps = steps
+    return info
+
+
+def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str, Any]:
+    """Load a checkpoint (:func:`save_checkpoint_files`) into ``network`` (built with the
+    described shape) and its ``optimizer`` (Adam's moments, if saved). Nothing is unpickled.
+
+    Returns:
+        The checkpoint's description (``timesteps`` is the count it was saved at).
+
+    Raises:
+        ModelFileError: a missing or mismatched file, or a network of another shape.
+    """
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    policy, info = load_policy_file(path)
+    if describe_policy(network) != {**info["network"]}:
+        raise _bad(
+            policy_paths(path)[1],
+            f"the checkpoint's network {info['network']} is not the configured one "
+            f"{describe_policy(network)}",
+        )
+    network.load_state_dict(policy.state_dict(), strict=True)
+    opt = info.get("optimizer")
+    if isinstance(opt, dict):
+        weights, _ = policy_paths(path)
+        name = opt.get("file")
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
+            raise _bad(policy_paths(path)[1], "field 'optimizer.file' is not a file name")
+        opt_path = weights.with_name(name)
+        size = _regular_size(opt_path)  # before the hash: a sparse file costs nothing
+        # at most four float32 per parameter (Adam keeps two moments, AMSGrad a third) and a
+        # step count per tensor, as for the largest network allowed
+        shapes = network_shapes(info["game"], info["network"])
+        limit = 4 * 4 * _parameter_count(shapes) + 8 * len(shapes) + 8 + MAX_HEADER_BYTES
+        if size > limit:
+            raise _bad(
+                opt_path,
+                f"{size} bytes: larger than Adam's state of the described network (at most "
+                f"{limit} bytes); not the optimizer state of this checkpoint",
+            )
+        if _sha256(opt_path) != opt.get("sha256"):
+            raise _bad(opt_path, "missing, or not the optimizer state of this checkpoint")
+        try:
+            tensors = load_file(str(opt_path), device="cpu")
+            scalars = opt.get("scalars", {})
+            if not isinstance(scalars, dict):
+                raise ValueError("its 'scalars' is not an object")
+            state: dict[int, dict[str, Any]] = {}
+            for name, value in [*tensors.items(), *scalars.items()]:
+                _, index, key = str(name).split(".", 2)
+                state.setdefault(int(index), {})[key] = value
+            groups = opt.get("param_groups")
+            optimizer.load_state_dict({"state": state, "param_groups": groups})
+        except (SafetensorError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+            raise _bad(opt_path, f"does not fit the optimizer: {_short(exc)}") from None
+    return info
