@@ -13,14 +13,20 @@
 #include <vector>
 
 #include "bind_common.h"
-#include "fort/bots/policy.h"
 #include "fort/constants.h"
 #include "fort/envs/batch.h"
 #include "fort/envs/self_play.h"
+#include "fort/native/seat_policies.h"
 
 namespace py = pybind11;
 
 namespace {
+
+// The built-in seats' policies (native/seat_policies.h), one shared by every env.
+std::shared_ptr<const fort::SeatPolicies> builtin_policies() {
+    static const auto policies = std::make_shared<const fort::BuiltinPolicies>();
+    return policies;
+}
 
 // The most threads a Batch may start (more than any machine it runs on has cores).
 constexpr int64_t MAX_THREADS = 256;
@@ -273,7 +279,7 @@ messages).)doc")
                  o.shaping = float_arg(shaping, "shaping");
                  o.illegal_reward = float_arg(illegal_reward, "illegal_reward");
                  o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
-                 return std::make_unique<fort::Batch>(std::move(game), o);
+                 return std::make_unique<fort::Batch>(std::move(game), o, builtin_policies());
              }),
              py::arg("game"), py::arg("num_envs"), py::arg("seat") = py::none(),
              py::arg("first_player") = py::none(), py::arg("reward") = "win_loss",
@@ -377,7 +383,7 @@ ConfigError for a bad first_player or reward mode.)doc")
                  o.reward = reward_arg(reward);
                  o.shaping = float_arg(shaping, "shaping");
                  o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
-                 return std::make_unique<fort::SelfPlay>(std::move(game), o);
+                 return std::make_unique<fort::SelfPlay>(std::move(game), o, builtin_policies());
              }),
              py::arg("game"), py::arg("num_envs"), py::arg("first_player") = py::none(),
              py::arg("reward") = "win_loss", py::arg("shaping") = 0.0, py::arg("threads") = 1)

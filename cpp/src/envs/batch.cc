@@ -19,6 +19,8 @@
 #include "fort/envs/worker_pool.h"
 #include "fort/game/rng.h"
 #include "fort/rules/deal.h"
+#include "fort/rules/flow.h"
+#include "fort/rules/handlers.h"
 #include "fort/rules/search.h"
 #include "fort/views/observation.h"
 #include "fort/views/scoring.h"
@@ -51,12 +53,21 @@ void check_option(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("Batch: " + what);
 }
 
+// Apply a legal action and check the end triggers (the flag is public as soon as a trigger
+// happens, p.10): FortState.apply_action without the legality check.
+void apply_and_check_end(State& state, int a) {
+    apply(state, a);
+    check_end(state);
+}
+
 
 }  // namespace
 
-Batch::Batch(std::shared_ptr<const Game> game, const BatchOptions& options)
-    : game_(std::move(game)), options_(options) {
+Batch::Batch(std::shared_ptr<const Game> game, const BatchOptions& options,
+             std::shared_ptr<const SeatPolicies> policies)
+    : game_(std::move(game)), options_(options), policies_(std::move(policies)) {
     check_option(game_ != nullptr, "no game");
+    check_option(policies_ != nullptr, "no policies");
     const int n = game_->num_players;
     check_option(options.num_envs >= 1,
                  "num_envs must be >= 1, got " + std::to_string(options.num_envs));
@@ -123,11 +134,11 @@ void Batch::set_opponents(const int64_t* ids, int count, const int32_t* codes) {
                                         std::to_string(num_envs()) + ")");
         for (int r = 0; r < rivals; ++r) {
             const int c = codes[k * rivals + r];
-            if (c != EXTERNAL && (c < 0 || c >= NUM_POLICIES))
+            if (c != EXTERNAL && (c < 0 || c >= policies_->count()))
                 throw std::invalid_argument(
                     "codes[" + std::to_string(k) + ", " + std::to_string(r) + "] = " +
                     std::to_string(c) + " is neither a built-in policy in [0, " +
-                    std::to_string(NUM_POLICIES) + ") nor EXTERNAL (-1)");
+                    std::to_string(policies_->count()) + ") nor EXTERNAL (-1)");
         }
     }
     for (int k = 0; k < count; ++k) {
@@ -305,7 +316,7 @@ void Batch::play_on(Env& e, int i, const BatchOut& out) {
         }
         if (code == EXTERNAL) break;
         EventRng rng(e.game_seed ^ POLICY_STREAM, e.policy_draws++);
-        apply_and_check_end(s, policy_action(static_cast<Policy>(code), s, rng));
+        apply_and_check_end(s, policies_->action(code, s, rng));
     }
     write_actor(e, i, out);
 }

@@ -12,6 +12,8 @@
 #include "fort/envs/worker_pool.h"
 #include "fort/game/rng.h"
 #include "fort/rules/deal.h"
+#include "fort/rules/flow.h"
+#include "fort/rules/handlers.h"
 #include "fort/rules/search.h"
 #include "fort/views/observation.h"
 #include "fort/views/scoring.h"
@@ -50,11 +52,20 @@ std::unique_lock<std::mutex> claim(std::mutex& busy) {
 
 bool played_outside(int code) { return code == LEARNER || code == EXTERNAL; }
 
+// Apply a legal action and check the end triggers (the flag is public as soon as a trigger
+// happens, p.10): FortState.apply_action without the legality check.
+void apply_and_check_end(State& state, int a) {
+    apply(state, a);
+    check_end(state);
+}
+
 }  // namespace
 
-SelfPlay::SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options)
-    : game_(std::move(game)), options_(options) {
+SelfPlay::SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options,
+                   std::shared_ptr<const SeatPolicies> policies)
+    : game_(std::move(game)), options_(options), policies_(std::move(policies)) {
     check_option(game_ != nullptr, "no game");
+    check_option(policies_ != nullptr, "no policies");
     const int n = game_->num_players;
     check_option(options.num_envs >= 1,
                  "num_envs must be >= 1, got " + std::to_string(options.num_envs));
@@ -109,11 +120,11 @@ void SelfPlay::set_seats(const int64_t* ids, int count, const int32_t* codes) {
         bool outside = false;
         for (int p = 0; p < n; ++p) {
             const int c = codes[k * n + p];
-            if (!played_outside(c) && (c < 0 || c >= NUM_POLICIES))
+            if (!played_outside(c) && (c < 0 || c >= policies_->count()))
                 throw std::invalid_argument(
                     "codes[" + std::to_string(k) + ", " + std::to_string(p) + "] = " +
                     std::to_string(c) + " is neither a built-in policy in [0, " +
-                    std::to_string(NUM_POLICIES) + "), EXTERNAL (-1) nor LEARNER (-2)");
+                    std::to_string(policies_->count()) + "), EXTERNAL (-1) nor LEARNER (-2)");
             outside = outside || played_outside(c);
         }
         if (!outside)
@@ -301,7 +312,7 @@ void SelfPlay::play_on(Env& e, int i, const SelfPlayOut& out) {
             break;
         }
         EventRng rng(e.game_seed ^ POLICY_STREAM, e.policy_draws++);
-        apply_and_check_end(s, policy_action(static_cast<Policy>(code), s, rng));
+        apply_and_check_end(s, policies_->action(code, s, rng));
     }
     write_stop(e, i, out);
 }

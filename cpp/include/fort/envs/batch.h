@@ -4,8 +4,8 @@
 // FortBatchVecEnv is the SB3 VecEnv over it; docs/cpp.md "The batched vector env").
 //
 // Each env holds one game. Its seats are: the learner's (Python acts: SB3's policy), external
-// seats (Python acts: a bot or a frozen policy), and built-in seats (a policy.h policy, played
-// here). A step applies one action per listed env for the seat to act, then plays the built-in
+// seats (Python acts: a bot or a frozen policy), and built-in seats (a built-in policy,
+// seat_policies.h, played here). A step applies one action per listed env for the seat to act, then plays the built-in
 // seats until the env waits for the learner or an external seat (or the game ends: then the
 // learner's episode is reported done and the env is dealt its next game, which is played up
 // to such a seat too: auto-reset, SB3's convention).
@@ -42,14 +42,15 @@
 #include <string>
 #include <vector>
 
-#include "fort/bots/policy.h"
 #include "fort/envs/rewards.h"
+#include "fort/envs/seat_policies.h"
 #include "fort/game/game.h"
 #include "fort/game/state.h"
 
 namespace fort {
 
-// A seat code (Batch::set_opponents, Batch::seat_codes): a policy.h Policy code, or:
+// A seat code (Batch::set_opponents, Batch::seat_codes): a built-in policy's code
+// (seat_policies.h), or:
 inline constexpr int EXTERNAL = -1;  // Python acts for the seat
 inline constexpr int LEARNER = -2;   // the learner's seat (per-seat table only)
 
@@ -113,9 +114,11 @@ class WorkerPool;
 class Batch {
    public:
     // Throws std::invalid_argument for num_envs < 1, threads < 1, a seat or first_player
-    // outside [-1, num_players), a non-finite shaping or illegal_reward. `game` must be
-    // validated with its rules, mask and views built (a _core.Game is).
-    Batch(std::shared_ptr<const Game> game, const BatchOptions& options);
+    // outside [-1, num_players), a non-finite shaping or illegal_reward, no game or no
+    // policies. `game` must be validated with its rules, mask and views built (a _core.Game
+    // is); `policies` plays the built-in seats.
+    Batch(std::shared_ptr<const Game> game, const BatchOptions& options,
+          std::shared_ptr<const SeatPolicies> policies);
     ~Batch();
     Batch(const Batch&) = delete;
     Batch& operator=(const Batch&) = delete;
@@ -128,8 +131,8 @@ class Batch {
     const BatchOptions& options() const { return options_; }
 
     // The opponents of env ids[k]'s next games, from its next deal on: codes[k * (n - 1) + r]
-    // for rival r (the seats other than the learner's, in seat order): a Policy code or
-    // EXTERNAL. Every env starts with every rival EXTERNAL. Throws std::invalid_argument
+    // for rival r (the seats other than the learner's, in seat order): a built-in policy's
+    // code or EXTERNAL. Every env starts with every rival EXTERNAL. Throws std::invalid_argument
     // (nothing changed) for an env id out of range or an unknown code.
     void set_opponents(const int64_t* ids, int count, const int32_t* codes);
 
@@ -153,7 +156,7 @@ class Batch {
     // env not reset yet.
     State state(int i) const;
 
-    // Env i's current per-seat codes (LEARNER, EXTERNAL or a Policy code), length n.
+    // Env i's current per-seat codes (LEARNER, EXTERNAL or a built-in policy's), length n.
     std::vector<int> seat_codes(int i) const;
 
    private:
@@ -173,6 +176,7 @@ class Batch {
 
     std::shared_ptr<const Game> game_;
     BatchOptions options_;
+    std::shared_ptr<const SeatPolicies> policies_;
     int obs_size_ = 0;
     std::vector<std::unique_ptr<Env>> envs_;
     std::unique_ptr<WorkerPool> pool_;

@@ -7,7 +7,7 @@
 // decision of any seat Python plays. Each seat of each game has a code (set_seats):
 //   - LEARNER: the learning policy plays it (Python); its decisions are training samples;
 //   - EXTERNAL: Python plays it with another policy (a frozen snapshot of the league);
-//   - a built-in Policy code (policy.h): played here, never seen by Python.
+//   - a built-in policy's code (seat_policies.h): played here, never seen by Python.
 // A game needs at least one LEARNER or EXTERNAL seat. Every seat starts LEARNER.
 //
 // Rewards are per seat: `rewards[i, p]` is seat p's reward over the last call's transition
@@ -31,9 +31,9 @@
 #include <string>
 #include <vector>
 
-#include "fort/bots/policy.h"
 #include "fort/envs/batch.h"
 #include "fort/envs/rewards.h"
+#include "fort/envs/seat_policies.h"
 #include "fort/game/game.h"
 #include "fort/game/state.h"
 
@@ -80,9 +80,11 @@ struct SelfPlayOut {
 class SelfPlay {
    public:
     // Throws std::invalid_argument for num_envs < 1, threads < 1, first_player outside
-    // [-1, num_players), a non-finite shaping or an unknown reward mode. `game` must be
-    // validated with its rules, mask and views built (a _core.Game is).
-    SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options);
+    // [-1, num_players), a non-finite shaping, an unknown reward mode, no game or no
+    // policies. `game` must be validated with its rules, mask and views built (a _core.Game
+    // is); `policies` plays the built-in seats.
+    SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options,
+             std::shared_ptr<const SeatPolicies> policies);
     ~SelfPlay();
     SelfPlay(const SelfPlay&) = delete;
     SelfPlay& operator=(const SelfPlay&) = delete;
@@ -136,6 +138,7 @@ class SelfPlay {
 
     std::shared_ptr<const Game> game_;
     SelfPlayOptions options_;
+    std::shared_ptr<const SeatPolicies> policies_;
     int obs_size_ = 0;
     std::vector<std::unique_ptr<Env>> envs_;
     std::unique_ptr<WorkerPool> pool_;
