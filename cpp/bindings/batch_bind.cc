@@ -1,6 +1,8 @@
-// _core.Batch: the batched vector env (cpp/include/fort/envs/batch.h) as Python sees it. Thin:
-// every argument and buffer is checked here, with the GIL held, before the GIL is released
-// for the step; the env's logic is in src/envs/batch.cc.
+// _core.Batch and _core.SelfPlay: the batched envs (cpp/include/fort/envs/batch.h,
+// self_play.h; what they share is env_batch.h) as Python sees them. Thin: every argument and
+// buffer is checked here, with the GIL held, before the GIL is released for the call; the
+// envs' logic is in src/envs/. The built-in seats are the bots' policies
+// (native/seat_policies.h), one table shared by every env.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -9,14 +11,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "bind_common.h"
-#include "fort/bots/policy.h"
 #include "fort/constants.h"
 #include "fort/envs/batch.h"
 #include "fort/envs/self_play.h"
+#include "fort/native/seat_policies.h"
 
 namespace py = pybind11;
 
@@ -95,13 +98,6 @@ std::vector<int64_t> int_array(const py::handle& v, const char* name, int64_t le
     return std::vector<int64_t>(c.data(), c.data() + c.size());
 }
 
-// The buffers of a call (batch.h BatchOut), checked, and references that keep them alive
-// while the GIL is released.
-struct Buffers {
-    fort::BatchOut out;
-    std::vector<py::array> keep;
-};
-
 std::string shape_str(const std::vector<py::ssize_t>& shape) {
     std::string out = "(";
     for (size_t k = 0; k < shape.size(); ++k)
@@ -142,101 +138,146 @@ T* buffer(std::vector<py::array>& keep, const py::dict& d, const char* name, con
     return static_cast<T*>(a.mutable_data());
 }
 
-Buffers buffers(const fort::Batch& batch, const py::handle& out) {
-    if (!py::isinstance<py::dict>(out))
-        throw py::type_error("out must be a dict of numpy arrays (Batch.buffers()), got " +
-                             py::str(py::type::of(out)).cast<std::string>());
-    const auto d = py::reinterpret_borrow<py::dict>(out);
-    const py::ssize_t b = batch.num_envs(), D = batch.observation_size(), N = batch.num_actions();
-    Buffers bs;
-    bs.out.obs = buffer<float>(bs.keep, d, "obs", {b, D});
-    bs.out.mask = buffer<bool>(bs.keep, d, "mask", {b, N});
-    bs.out.actor = buffer<int8_t>(bs.keep, d, "actor", {b});
-    bs.out.seat = buffer<int8_t>(bs.keep, d, "seat", {b});
-    bs.out.game_seed = buffer<int64_t>(bs.keep, d, "game_seed", {b});
-    bs.out.reward = buffer<float>(bs.keep, d, "reward", {b});
-    bs.out.done = buffer<bool>(bs.keep, d, "done", {b});
-    bs.out.illegal = buffer<bool>(bs.keep, d, "illegal", {b});
-    bs.out.terminal_obs = buffer<float>(bs.keep, d, "terminal_obs", {b, D});
-    bs.out.end_info = buffer<int64_t>(bs.keep, d, "end_info", {b, fort::END_FIELDS});
-    bs.out.end_scores = buffer<int32_t>(bs.keep, d, "end_scores",
-                                        {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
-    return bs;
-}
-
-py::dict new_buffers(const fort::Batch& batch) {
-    const py::ssize_t b = batch.num_envs(), D = batch.observation_size(), N = batch.num_actions();
-    auto zeros = [](py::dtype dt, std::vector<py::ssize_t> shape) {
-        return py::module_::import("numpy").attr("zeros")(py::tuple(py::cast(shape)), dt);
-    };
-    py::dict d;
-    d["obs"] = zeros(py::dtype::of<float>(), {b, D});
-    d["mask"] = zeros(py::dtype::of<bool>(), {b, N});
-    d["actor"] = zeros(py::dtype::of<int8_t>(), {b});
-    d["seat"] = zeros(py::dtype::of<int8_t>(), {b});
-    d["game_seed"] = zeros(py::dtype::of<int64_t>(), {b});
-    d["reward"] = zeros(py::dtype::of<float>(), {b});
-    d["done"] = zeros(py::dtype::of<bool>(), {b});
-    d["illegal"] = zeros(py::dtype::of<bool>(), {b});
-    d["terminal_obs"] = zeros(py::dtype::of<float>(), {b, D});
-    d["end_info"] = zeros(py::dtype::of<int64_t>(), {b, fort::END_FIELDS});
-    d["end_scores"] = zeros(py::dtype::of<int32_t>(), {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
-    return d;
-}
-
-// The buffers of a SelfPlay call (self_play.h SelfPlayOut), checked like Buffers.
-struct SelfPlayBuffers {
-    fort::SelfPlayOut out;
+// The buffers of a call (batch.h BatchOut, self_play.h SelfPlayOut), checked, and references
+// that keep them alive while the GIL is released.
+template <typename Out>
+struct Buffers {
+    Out out;
     std::vector<py::array> keep;
 };
 
-SelfPlayBuffers self_play_buffers(const fort::SelfPlay& sp, const py::handle& out) {
-    if (!py::isinstance<py::dict>(out))
-        throw py::type_error("out must be a dict of numpy arrays (SelfPlay.buffers()), got " +
-                             py::str(py::type::of(out)).cast<std::string>());
-    const auto d = py::reinterpret_borrow<py::dict>(out);
-    const py::ssize_t b = sp.num_envs(), D = sp.observation_size(), N = sp.num_actions(),
+// Each buffer of an env's calls, in the order buffers() makes them: field(name, the Out
+// member, shape).
+template <typename Fn>
+void each_buffer(const fort::Batch& b, fort::BatchOut& o, Fn&& field) {
+    const py::ssize_t B = b.num_envs(), D = b.observation_size(), N = b.num_actions();
+    field("obs", o.obs, {B, D});
+    field("mask", o.mask, {B, N});
+    field("actor", o.actor, {B});
+    field("seat", o.seat, {B});
+    field("game_seed", o.game_seed, {B});
+    field("reward", o.reward, {B});
+    field("done", o.done, {B});
+    field("illegal", o.illegal, {B});
+    field("terminal_obs", o.terminal_obs, {B, D});
+    field("end_info", o.end_info, {B, fort::END_FIELDS});
+    field("end_scores", o.end_scores, {B, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
+}
+
+template <typename Fn>
+void each_buffer(const fort::SelfPlay& sp, fort::SelfPlayOut& o, Fn&& field) {
+    const py::ssize_t B = sp.num_envs(), D = sp.observation_size(), N = sp.num_actions(),
                       n = sp.num_players();
-    SelfPlayBuffers bs;
-    bs.out.obs = buffer<float>(bs.keep, d, "obs", {b, D});
-    bs.out.mask = buffer<bool>(bs.keep, d, "mask", {b, N});
-    bs.out.actor = buffer<int8_t>(bs.keep, d, "actor", {b});
-    bs.out.codes = buffer<int8_t>(bs.keep, d, "codes", {b, n});
-    bs.out.game_seed = buffer<int64_t>(bs.keep, d, "game_seed", {b});
-    bs.out.rewards = buffer<float>(bs.keep, d, "rewards", {b, n});
-    bs.out.done = buffer<bool>(bs.keep, d, "done", {b});
-    bs.out.end_info = buffer<int64_t>(bs.keep, d, "end_info", {b, fort::SP_END_FIELDS});
-    bs.out.end_scores = buffer<int32_t>(bs.keep, d, "end_scores",
-                                        {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
+    field("obs", o.obs, {B, D});
+    field("mask", o.mask, {B, N});
+    field("actor", o.actor, {B});
+    field("codes", o.codes, {B, n});
+    field("game_seed", o.game_seed, {B});
+    field("rewards", o.rewards, {B, n});
+    field("done", o.done, {B});
+    field("end_info", o.end_info, {B, fort::SP_END_FIELDS});
+    field("end_scores", o.end_scores, {B, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
+}
+
+// The element type T of an Out member T*.
+template <typename Ptr>
+using element_of = std::remove_pointer_t<std::remove_reference_t<Ptr>>;
+
+template <typename Out, typename Env>
+Buffers<Out> buffers(const Env& env, const py::handle& out, const char* cls) {
+    if (!py::isinstance<py::dict>(out))
+        throw py::type_error(std::string("out must be a dict of numpy arrays (") + cls +
+                             ".buffers()), got " + py::str(py::type::of(out)).cast<std::string>());
+    const auto d = py::reinterpret_borrow<py::dict>(out);
+    Buffers<Out> bs;
+    each_buffer(env, bs.out, [&](const char* name, auto& ptr, std::vector<py::ssize_t> shape) {
+        ptr = buffer<element_of<decltype(ptr)>>(bs.keep, d, name, shape);
+    });
     return bs;
 }
 
-py::dict new_self_play_buffers(const fort::SelfPlay& sp) {
-    const py::ssize_t b = sp.num_envs(), D = sp.observation_size(), N = sp.num_actions(),
-                      n = sp.num_players();
-    auto zeros = [](py::dtype dt, std::vector<py::ssize_t> shape) {
-        return py::module_::import("numpy").attr("zeros")(py::tuple(py::cast(shape)), dt);
-    };
+template <typename Out, typename Env>
+py::dict new_buffers(const Env& env) {
+    const py::object zeros = py::module_::import("numpy").attr("zeros");
     py::dict d;
-    d["obs"] = zeros(py::dtype::of<float>(), {b, D});
-    d["mask"] = zeros(py::dtype::of<bool>(), {b, N});
-    d["actor"] = zeros(py::dtype::of<int8_t>(), {b});
-    d["codes"] = zeros(py::dtype::of<int8_t>(), {b, n});
-    d["game_seed"] = zeros(py::dtype::of<int64_t>(), {b});
-    d["rewards"] = zeros(py::dtype::of<float>(), {b, n});
-    d["done"] = zeros(py::dtype::of<bool>(), {b});
-    d["end_info"] = zeros(py::dtype::of<int64_t>(), {b, fort::SP_END_FIELDS});
-    d["end_scores"] = zeros(py::dtype::of<int32_t>(), {b, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
+    Out unused;
+    each_buffer(env, unused, [&](const char* name, auto& ptr, std::vector<py::ssize_t> shape) {
+        d[name] = zeros(py::tuple(py::cast(shape)), py::dtype::of<element_of<decltype(ptr)>>());
+    });
     return d;
 }
 
-// The (K,) int64 env ids of a call; (K,) or (K, cols) values checked as int_array does.
+// The (K, cols) int codes of a call as int32 (a value outside int32 becomes INT32_MIN, which
+// the env refuses as an unknown code).
 std::vector<int32_t> codes_arg(const py::handle& codes, int64_t rows, int64_t cols) {
     const std::vector<int64_t> c = int_array(codes, "codes", rows, cols);
     std::vector<int32_t> c32(c.size());
     for (size_t k = 0; k < c.size(); ++k)
         c32[k] = c[k] < INT32_MIN || c[k] > INT32_MAX ? INT32_MIN : static_cast<int32_t>(c[k]);
     return c32;
+}
+
+// The docstrings of the methods an env defines alike (def_env).
+struct EnvDocs {
+    const char* buffers;
+    const char* reset;
+    const char* step;
+    const char* state;
+    const char* seat_codes;
+};
+
+// What Batch and SelfPlay define alike: their sizes, buffers(), reset, step (arguments and
+// buffers checked with the GIL held, then released), state, seat_codes.
+template <typename Env, typename Out>
+void def_env(py::class_<Env>& cls, const char* name, const EnvDocs& docs) {
+    cls.def_property_readonly("num_envs", &Env::num_envs)
+        .def_property_readonly("num_players", &Env::num_players)
+        .def_property_readonly("observation_size", &Env::observation_size)
+        .def_property_readonly("num_actions", &Env::num_actions)
+        .def_property_readonly("threads", &Env::threads)
+        .def("buffers", &new_buffers<Out, Env>, docs.buffers)
+        .def(
+            "reset",
+            [name](Env& env, const py::handle& env_ids, const py::handle& seeds,
+                   const py::handle& out) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const std::vector<int64_t> s =
+                    int_array(seeds, "seeds", static_cast<int64_t>(ids.size()));
+                Buffers<Out> bs = buffers<Out>(env, out, name);
+                py::gil_scoped_release release;
+                env.reset(ids.data(), static_cast<int>(ids.size()), s.data(), bs.out);
+            },
+            py::arg("env_ids"), py::arg("seeds"), py::arg("out"), docs.reset)
+        .def(
+            "step",
+            [name](Env& env, const py::handle& env_ids, const py::handle& actions,
+                   const py::handle& out) {
+                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+                const std::vector<int64_t> a =
+                    int_array(actions, "actions", static_cast<int64_t>(ids.size()));
+                Buffers<Out> bs = buffers<Out>(env, out, name);
+                py::gil_scoped_release release;
+                env.step(ids.data(), static_cast<int>(ids.size()), a.data(), bs.out);
+            },
+            py::arg("env_ids"), py::arg("actions"), py::arg("out"), docs.step)
+        .def(
+            "state",
+            [](const Env& env, const py::handle& i) {
+                return env.state(static_cast<int>(int_arg(i, "env", 0, env.num_envs() - 1)));
+            },
+            py::arg("env"), docs.state)
+        .def(
+            "seat_codes",
+            [](const Env& env, const py::handle& i) {
+                return env.seat_codes(static_cast<int>(int_arg(i, "env", 0, env.num_envs() - 1)));
+            },
+            py::arg("env"), docs.seat_codes);
+}
+
+// The built-in seats' policies (native/seat_policies.h), one shared by every env.
+std::shared_ptr<const fort::SeatPolicies> builtin_policies() {
+    static const auto policies = std::make_shared<const fort::BuiltinPolicies>();
+    return policies;
 }
 
 }  // namespace
@@ -252,7 +293,7 @@ void bind_batch(py::module_& m) {
     end["winners"] = fort::END_WINNERS;
     m.attr("END_INFO") = end;
 
-    py::class_<fort::Batch>(m, "Batch", R"doc(B single-agent games of one Game stepped in one call
+    py::class_<fort::Batch> batch(m, "Batch", R"doc(B single-agent games of one Game stepped in one call
 (cpp/include/fort/envs/batch.h is the spec: seats, seeds, rewards, buffers, threads).
 
 Batch(game, num_envs, seat=None, first_player=None, reward="win_loss", shaping=0.0,
@@ -260,137 +301,104 @@ Batch(game, num_envs, seat=None, first_player=None, reward="win_loss", shaping=0
 
 Raises ValueError for num_envs < 1, threads outside [1, 256], a non-finite shaping or
 illegal_reward; ConfigError for a bad seat, first_player or reward mode (SingleAgentEnv's
-messages).)doc")
-        .def(py::init([](std::shared_ptr<fort::Game> game, const py::object& num_envs,
-                         const py::object& seat, const py::object& first_player,
-                         const py::object& reward, const py::object& shaping,
-                         const py::object& illegal_reward, const py::object& threads) {
-                 fort::BatchOptions o;
-                 o.num_envs = static_cast<int>(int_arg(num_envs, "num_envs", 1, 1 << 20));
-                 o.seat = seat_arg(seat, "seat", game->num_players);
-                 o.first_player = seat_arg(first_player, "first_player", game->num_players);
-                 o.reward = reward_arg(reward);
-                 o.shaping = float_arg(shaping, "shaping");
-                 o.illegal_reward = float_arg(illegal_reward, "illegal_reward");
-                 o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
-                 return std::make_unique<fort::Batch>(std::move(game), o);
-             }),
-             py::arg("game"), py::arg("num_envs"), py::arg("seat") = py::none(),
-             py::arg("first_player") = py::none(), py::arg("reward") = "win_loss",
-             py::arg("shaping") = 0.0, py::arg("illegal_reward") = -1.0, py::arg("threads") = 1)
-        .def_property_readonly("num_envs", &fort::Batch::num_envs)
-        .def_property_readonly("num_players", &fort::Batch::num_players)
-        .def_property_readonly("observation_size", &fort::Batch::observation_size)
-        .def_property_readonly("num_actions", &fort::Batch::num_actions)
-        .def_property_readonly("threads", &fort::Batch::threads)
-        .def("buffers", &new_buffers,
-             "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
-             "actor int8 (B,), seat int8 (B,), game_seed int64 (B,), reward float32 (B,), "
-             "done bool (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 "
-             "(B, 3), end_scores int32 (B, 4, 6) (batch.h BatchOut).")
-        .def(
-            "set_opponents",
-            [](fort::Batch& b, const py::handle& env_ids, const py::handle& codes) {
-                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
-                const int64_t rivals = b.num_players() - 1;
-                const std::vector<int64_t> c =
-                    int_array(codes, "codes", static_cast<int64_t>(ids.size()), rivals);
-                std::vector<int32_t> c32(c.size());
-                for (size_t k = 0; k < c.size(); ++k)
-                    c32[k] = c[k] < INT32_MIN || c[k] > INT32_MAX ? INT32_MIN
-                                                                 : static_cast<int32_t>(c[k]);
-                b.set_opponents(ids.data(), static_cast<int>(ids.size()), c32.data());
-            },
-            py::arg("env_ids"), py::arg("codes"),
-            "The rivals of each listed env's games from its next deal: codes int (K, n - 1), a "
-            "built-in policy code (policy.h) or EXTERNAL (-1) per rival seat in seat order. "
-            "Raises ValueError (nothing changed) for a bad env id or code.")
-        .def(
-            "reset",
-            [](fort::Batch& b, const py::handle& env_ids, const py::handle& seeds,
-               const py::handle& out) {
-                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
-                const std::vector<int64_t> s =
-                    int_array(seeds, "seeds", static_cast<int64_t>(ids.size()));
-                Buffers bs = buffers(b, out);
-                py::gil_scoped_release release;
-                b.reset(ids.data(), static_cast<int>(ids.size()), s.data(), bs.out);
-            },
-            py::arg("env_ids"), py::arg("seeds"), py::arg("out"),
+messages).)doc");
+    batch.def(py::init([](std::shared_ptr<fort::Game> game, const py::object& num_envs,
+                          const py::object& seat, const py::object& first_player,
+                          const py::object& reward, const py::object& shaping,
+                          const py::object& illegal_reward, const py::object& threads) {
+                  fort::BatchOptions o;
+                  o.num_envs = static_cast<int>(int_arg(num_envs, "num_envs", 1, 1 << 20));
+                  o.seat = seat_arg(seat, "seat", game->num_players);
+                  o.first_player = seat_arg(first_player, "first_player", game->num_players);
+                  o.reward = reward_arg(reward);
+                  o.shaping = float_arg(shaping, "shaping");
+                  o.illegal_reward = float_arg(illegal_reward, "illegal_reward");
+                  o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
+                  return std::make_unique<fort::Batch>(std::move(game), o, builtin_policies());
+              }),
+              py::arg("game"), py::arg("num_envs"), py::arg("seat") = py::none(),
+              py::arg("first_player") = py::none(), py::arg("reward") = "win_loss",
+              py::arg("shaping") = 0.0, py::arg("illegal_reward") = -1.0, py::arg("threads") = 1);
+    def_env<fort::Batch, fort::BatchOut>(
+        batch, "Batch",
+        EnvDocs{
+            "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
+            "actor int8 (B,), seat int8 (B,), game_seed int64 (B,), reward float32 (B,), "
+            "done bool (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 "
+            "(B, 3), end_scores int32 (B, 4, 6) (batch.h BatchOut).",
             "Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next "
             "game), play it up to the learner or an external seat, write the envs' rows of "
             "`out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
-            "changed) for bad arguments or buffers; RuntimeError naming an env that failed.")
-        .def(
-            "step",
-            [](fort::Batch& b, const py::handle& env_ids, const py::handle& actions,
-               const py::handle& out) {
-                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
-                const std::vector<int64_t> a =
-                    int_array(actions, "actions", static_cast<int64_t>(ids.size()));
-                Buffers bs = buffers(b, out);
-                py::gil_scoped_release release;
-                b.step(ids.data(), static_cast<int>(ids.size()), a.data(), bs.out);
-            },
-            py::arg("env_ids"), py::arg("actions"), py::arg("out"),
+            "changed) for bad arguments or buffers; RuntimeError naming an env that failed.",
             "Apply actions[k] for the seat to act in env env_ids[k] (the learner's: any int, an "
             "illegal one ends its episode; an external seat's: a legal action), play on to the "
             "learner or an external seat (auto-reset at the end of a game), write the envs' "
             "rows of `out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
             "changed) for bad arguments or buffers, an env not reset or an external seat's "
-            "illegal action; RuntimeError naming an env that failed inside (reset it).")
-        .def(
-            "state",
-            [](const fort::Batch& b, const py::handle& i) {
-                return b.state(static_cast<int>(int_arg(i, "env", 0, b.num_envs() - 1)));
-            },
-            py::arg("env"),
+            "illegal action; RuntimeError naming an env that failed inside (reset it).",
             "A copy of env i's current state (a State). Raises ValueError for a bad env or one "
-            "not reset.")
-        .def(
-            "seat_codes",
-            [](const fort::Batch& b, const py::handle& i) {
-                return b.seat_codes(static_cast<int>(int_arg(i, "env", 0, b.num_envs() - 1)));
-            },
-            py::arg("env"),
-            "Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code.");
+            "not reset.",
+            "Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code."});
+    batch.def(
+        "set_opponents",
+        [](fort::Batch& b, const py::handle& env_ids, const py::handle& codes) {
+            const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
+            const std::vector<int32_t> c =
+                codes_arg(codes, static_cast<int64_t>(ids.size()), b.num_players() - 1);
+            b.set_opponents(ids.data(), static_cast<int>(ids.size()), c.data());
+        },
+        py::arg("env_ids"), py::arg("codes"),
+        "The rivals of each listed env's games from its next deal: codes int (K, n - 1), a "
+        "built-in policy code (policy.h) or EXTERNAL (-1) per rival seat in seat order. "
+        "Raises ValueError (nothing changed) for a bad env id or code.");
 
     py::dict sp_end;
     sp_end["game_seed"] = fort::SP_END_GAME_SEED;
     sp_end["winners"] = fort::SP_END_WINNERS;
     m.attr("SELF_PLAY_END_INFO") = sp_end;
 
-    py::class_<fort::SelfPlay>(m, "SelfPlay", R"doc(B games of one Game stepped in one call, every
+    py::class_<fort::SelfPlay> self_play(m, "SelfPlay", R"doc(B games of one Game stepped in one call, every
 LEARNER seat a sample (cpp/include/fort/envs/self_play.h is the spec: seat codes, per-seat
 rewards, seeds, buffers, threads).
 
 SelfPlay(game, num_envs, first_player=None, reward="win_loss", shaping=0.0, threads=1)
 
 Raises ValueError for num_envs < 1, threads outside [1, 256], a non-finite shaping;
-ConfigError for a bad first_player or reward mode.)doc")
-        .def(py::init([](std::shared_ptr<fort::Game> game, const py::object& num_envs,
-                         const py::object& first_player, const py::object& reward,
-                         const py::object& shaping, const py::object& threads) {
-                 fort::SelfPlayOptions o;
-                 o.num_envs = static_cast<int>(int_arg(num_envs, "num_envs", 1, 1 << 20));
-                 o.first_player = seat_arg(first_player, "first_player", game->num_players);
-                 o.reward = reward_arg(reward);
-                 o.shaping = float_arg(shaping, "shaping");
-                 o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
-                 return std::make_unique<fort::SelfPlay>(std::move(game), o);
-             }),
-             py::arg("game"), py::arg("num_envs"), py::arg("first_player") = py::none(),
-             py::arg("reward") = "win_loss", py::arg("shaping") = 0.0, py::arg("threads") = 1)
-        .def_property_readonly("num_envs", &fort::SelfPlay::num_envs)
-        .def_property_readonly("num_players", &fort::SelfPlay::num_players)
-        .def_property_readonly("observation_size", &fort::SelfPlay::observation_size)
-        .def_property_readonly("num_actions", &fort::SelfPlay::num_actions)
-        .def_property_readonly("threads", &fort::SelfPlay::threads)
-        .def("buffers", &new_self_play_buffers,
-             "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
-             "actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), "
-             "done bool (B,), end_info int64 (B, 2), end_scores int32 (B, 4, 6) (self_play.h "
-             "SelfPlayOut).")
+ConfigError for a bad first_player or reward mode.)doc");
+    self_play.def(py::init([](std::shared_ptr<fort::Game> game, const py::object& num_envs,
+                              const py::object& first_player, const py::object& reward,
+                              const py::object& shaping, const py::object& threads) {
+                      fort::SelfPlayOptions o;
+                      o.num_envs = static_cast<int>(int_arg(num_envs, "num_envs", 1, 1 << 20));
+                      o.first_player = seat_arg(first_player, "first_player", game->num_players);
+                      o.reward = reward_arg(reward);
+                      o.shaping = float_arg(shaping, "shaping");
+                      o.threads = static_cast<int>(int_arg(threads, "threads", 1, MAX_THREADS));
+                      return std::make_unique<fort::SelfPlay>(std::move(game), o,
+                                                              builtin_policies());
+                  }),
+                  py::arg("game"), py::arg("num_envs"), py::arg("first_player") = py::none(),
+                  py::arg("reward") = "win_loss", py::arg("shaping") = 0.0,
+                  py::arg("threads") = 1);
+    def_env<fort::SelfPlay, fort::SelfPlayOut>(
+        self_play, "SelfPlay",
+        EnvDocs{
+            "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
+            "actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), "
+            "done bool (B,), end_info int64 (B, 2), end_scores int32 (B, 4, 6) (self_play.h "
+            "SelfPlayOut).",
+            "Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next "
+            "game), play it to its first LEARNER or EXTERNAL decision, write the envs' rows of "
+            "`out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
+            "changed) for bad arguments or buffers; RuntimeError naming an env that failed.",
+            "Apply actions[k] (legal) for the seat to act in env env_ids[k], play the built-in "
+            "seats on to the next LEARNER or EXTERNAL decision (the next game dealt when one "
+            "ends), write the envs' rows of `out`. The GIL is released meanwhile. Raises "
+            "TypeError/ValueError (nothing changed) for bad arguments or buffers, an env not "
+            "reset, an illegal action; RuntimeError naming an env that failed inside.",
+            "A copy of env i's current state (a State).",
+            "Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code."});
+    self_play
         .def(
             "set_seats",
             [](fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& codes) {
@@ -403,39 +411,6 @@ ConfigError for a bad first_player or reward mode.)doc")
             "The seats of each listed env's games from its next deal: codes int (K, n), LEARNER "
             "(-2), EXTERNAL (-1) or a built-in policy code per seat, at least one LEARNER or "
             "EXTERNAL. Raises ValueError (nothing changed) for a bad env id or code.")
-        .def(
-            "reset",
-            [](fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& seeds,
-               const py::handle& out) {
-                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
-                const std::vector<int64_t> s =
-                    int_array(seeds, "seeds", static_cast<int64_t>(ids.size()));
-                SelfPlayBuffers bs = self_play_buffers(sp, out);
-                py::gil_scoped_release release;
-                sp.reset(ids.data(), static_cast<int>(ids.size()), s.data(), bs.out);
-            },
-            py::arg("env_ids"), py::arg("seeds"), py::arg("out"),
-            "Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next "
-            "game), play it to its first LEARNER or EXTERNAL decision, write the envs' rows of "
-            "`out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
-            "changed) for bad arguments or buffers; RuntimeError naming an env that failed.")
-        .def(
-            "step",
-            [](fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& actions,
-               const py::handle& out) {
-                const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
-                const std::vector<int64_t> a =
-                    int_array(actions, "actions", static_cast<int64_t>(ids.size()));
-                SelfPlayBuffers bs = self_play_buffers(sp, out);
-                py::gil_scoped_release release;
-                sp.step(ids.data(), static_cast<int>(ids.size()), a.data(), bs.out);
-            },
-            py::arg("env_ids"), py::arg("actions"), py::arg("out"),
-            "Apply actions[k] (legal) for the seat to act in env env_ids[k], play the built-in "
-            "seats on to the next LEARNER or EXTERNAL decision (the next game dealt when one "
-            "ends), write the envs' rows of `out`. The GIL is released meanwhile. Raises "
-            "TypeError/ValueError (nothing changed) for bad arguments or buffers, an env not "
-            "reset, an illegal action; RuntimeError naming an env that failed inside.")
         .def(
             "observe",
             [](const fort::SelfPlay& sp, const py::handle& env_ids, const py::handle& obs) {
@@ -452,17 +427,5 @@ ConfigError for a bad first_player or reward mode.)doc")
             py::arg("env_ids"), py::arg("obs"),
             "Write every seat's observation of each listed env's position into obs, float32 "
             "(K, n, D) (C-contiguous, writeable). Raises ValueError for a bad env id, an env "
-            "not reset or a wrong buffer.")
-        .def(
-            "state",
-            [](const fort::SelfPlay& sp, const py::handle& i) {
-                return sp.state(static_cast<int>(int_arg(i, "env", 0, sp.num_envs() - 1)));
-            },
-            py::arg("env"), "A copy of env i's current state (a State).")
-        .def(
-            "seat_codes",
-            [](const fort::SelfPlay& sp, const py::handle& i) {
-                return sp.seat_codes(static_cast<int>(int_arg(i, "env", 0, sp.num_envs() - 1)));
-            },
-            py::arg("env"), "Env i's current game's seats: LEARNER (-2), EXTERNAL (-1) or a policy code.");
+            "not reset or a wrong buffer.");
 }

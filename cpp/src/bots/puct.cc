@@ -14,12 +14,12 @@
 
 #include "fort/bots/policy.h"
 #include "fort/constants.h"
-#include "fort/envs/rewards.h"
 #include "fort/game/errors.h"
 #include "fort/game/rng.h"
 #include "fort/rules/search.h"
 #include "fort/views/hidden.h"
 #include "fort/views/observation.h"
+#include "fort/views/scoring.h"
 
 namespace fort {
 
@@ -181,10 +181,9 @@ void Tree::descend(State& d) {
     int node = 0;
     for (int steps = 0; steps < MAX_DEPTH; ++steps) {
         if (is_over(d)) {
-            std::vector<double> values(static_cast<size_t>(d.num_players));
-            for (int p = 0; p < d.num_players; ++p)
-                values[static_cast<size_t>(p)] =
-                    unit_value(final_reward(d, p, RewardMode::WIN_LOSS));
+            // FortState.returns: +1 for a winner, -1 else
+            std::vector<double> values(static_cast<size_t>(d.num_players), unit_value(-1.0));
+            for (const int p : winners(d)) values[static_cast<size_t>(p)] = unit_value(1.0);
             back_up(leaf.path, values);
             return;
         }

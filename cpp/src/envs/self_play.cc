@@ -1,327 +1,137 @@
-// The self-play batch (self_play.h): B games, every LEARNER seat a sample.
+// The self-play batch (self_play.h): B games, every LEARNER seat a sample; what it shares with
+// the batched vector env is env_batch.cc.
 #include "fort/envs/self_play.h"
 
 #include <algorithm>
-#include <cmath>
-#include <stdexcept>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fort/constants.h"
-#include "fort/envs/worker_pool.h"
-#include "fort/game/rng.h"
-#include "fort/rules/deal.h"
-#include "fort/rules/search.h"
+#include "fort/envs/rewards.h"
 #include "fort/views/observation.h"
 #include "fort/views/scoring.h"
 
 namespace fort {
 
-struct SelfPlay::Env {
-    State state;
-    bool seeded = false;        // has a base seed
-    bool ready = false;         // dealt, and no step failed since
-    uint64_t base_seed = 0;
-    uint64_t games = 0;         // games dealt since seeded
-    uint64_t game_seed = 0;
-    int actor = 0;              // the seat whose action the next step applies
-    std::vector<int> codes_next;  // per seat: for new games (set_seats)
-    std::vector<int> codes;       // per seat: of this game
-    uint64_t policy_draws = 0;  // built-in decisions so far this game
-    bool stopped = false;           // this game has stopped for a LEARNER or EXTERNAL seat
+struct SelfPlay::SeatsEnv : EnvBatch::Env {
+    std::vector<int> codes_next;    // per seat: for new games (set_seats)
     std::vector<double> potential;  // per seat: phi at the last stop (shaping only)
-    std::vector<uint8_t> mask;      // the actor's legal actions, as written to the mask
-    std::string error;              // what went wrong inside the last call, if anything
 };
+
+// Every Env of a SelfPlay is a SeatsEnv (the constructor adds them).
+SelfPlay::SeatsEnv& SelfPlay::seats(Env& e) { return static_cast<SeatsEnv&>(e); }
 
 namespace {
 
-void check_option(bool ok, const std::string& what) {
-    if (!ok) throw std::invalid_argument("SelfPlay: " + what);
+// The hooks get the SelfPlayOut that reset/step handed to EnvBatch.
+const SelfPlayOut& self_play_out(const EnvOut& out) {
+    return static_cast<const SelfPlayOut&>(out);
 }
-
-std::unique_lock<std::mutex> claim(std::mutex& busy) {
-    std::unique_lock<std::mutex> lock(busy, std::try_to_lock);
-    if (!lock.owns_lock())
-        throw std::runtime_error("SelfPlay is busy: another thread is stepping it");
-    return lock;
-}
-
-bool played_outside(int code) { return code == LEARNER || code == EXTERNAL; }
 
 }  // namespace
 
-SelfPlay::SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options)
-    : game_(std::move(game)), options_(options) {
-    check_option(game_ != nullptr, "no game");
-    const int n = game_->num_players;
-    check_option(options.num_envs >= 1,
-                 "num_envs must be >= 1, got " + std::to_string(options.num_envs));
-    check_option(options.threads >= 1,
-                 "threads must be >= 1, got " + std::to_string(options.threads));
-    check_option(options.first_player >= -1 && options.first_player < n,
-                 "first_player must be -1 (drawn) or in [0, " + std::to_string(n) + "), got " +
-                     std::to_string(options.first_player));
-    check_option(std::isfinite(options.shaping), "shaping must be finite");
-    const int reward = static_cast<int>(options.reward);
-    check_option(reward >= 0 && reward <= 2, "unknown reward mode " + std::to_string(reward));
-    obs_size_ = static_cast<int>(game_->obs_offset[NUM_OBS_SLICES]);
-    envs_.reserve(static_cast<size_t>(options.num_envs));
+SelfPlay::SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options,
+                   std::shared_ptr<const SeatPolicies> policies)
+    : EnvBatch("SelfPlay", "no LEARNER or EXTERNAL seat got a decision", std::move(game),
+               options, std::move(policies)) {
+    const size_t n = static_cast<size_t>(num_players());
     for (int i = 0; i < options.num_envs; ++i) {
-        auto e = std::make_unique<Env>();
-        e->codes_next.assign(static_cast<size_t>(n), LEARNER);
+        auto e = std::make_unique<SeatsEnv>();
+        e->codes_next.assign(n, LEARNER);
         e->codes = e->codes_next;
-        e->potential.assign(static_cast<size_t>(n), 0.0);
-        e->mask.assign(static_cast<size_t>(game_->num_actions), 0);
-        envs_.push_back(std::move(e));
-    }
-    pool_ = std::make_unique<WorkerPool>(options.threads);
-}
-
-SelfPlay::~SelfPlay() = default;
-
-// --------------------------------------------------------------------------- checks
-void SelfPlay::check_ids(const int64_t* ids, int count, bool need_ready) const {
-    std::vector<uint8_t> seen(envs_.size(), 0);
-    for (int k = 0; k < count; ++k) {
-        const int64_t i = ids[k];
-        if (i < 0 || i >= num_envs())
-            throw std::invalid_argument("env_ids[" + std::to_string(k) + "] = " +
-                                        std::to_string(i) + " is not an env in [0, " +
-                                        std::to_string(num_envs()) + ")");
-        if (seen[static_cast<size_t>(i)]++)
-            throw std::invalid_argument("env_ids lists env " + std::to_string(i) + " twice");
-        if (need_ready && !envs_[static_cast<size_t>(i)]->ready)
-            throw std::invalid_argument("env " + std::to_string(i) + " has no game: reset it first");
+        e->potential.assign(n, 0.0);
+        add_env(std::move(e));
     }
 }
 
-// --------------------------------------------------------------------------- public calls
 void SelfPlay::set_seats(const int64_t* ids, int count, const int32_t* codes) {
-    auto lock = claim(busy_);
+    auto lock = claim();
     const int n = num_players();
-    for (int k = 0; k < count; ++k) {
-        if (ids[k] < 0 || ids[k] >= num_envs())
-            throw std::invalid_argument("env_ids[" + std::to_string(k) + "] = " +
-                                        std::to_string(ids[k]) + " is not an env in [0, " +
-                                        std::to_string(num_envs()) + ")");
-        bool outside = false;
-        for (int p = 0; p < n; ++p) {
-            const int c = codes[k * n + p];
-            if (!played_outside(c) && (c < 0 || c >= NUM_POLICIES))
-                throw std::invalid_argument(
-                    "codes[" + std::to_string(k) + ", " + std::to_string(p) + "] = " +
-                    std::to_string(c) + " is neither a built-in policy in [0, " +
-                    std::to_string(NUM_POLICIES) + "), EXTERNAL (-1) nor LEARNER (-2)");
-            outside = outside || played_outside(c);
-        }
-        if (!outside)
-            throw std::invalid_argument("codes[" + std::to_string(k) +
-                                        "]: every seat is a built-in policy; at least one must "
-                                        "be LEARNER (-2) or EXTERNAL (-1)");
-    }
-    for (int k = 0; k < count; ++k) {
-        Env& e = *envs_[static_cast<size_t>(ids[k])];
-        e.codes_next.assign(codes + k * n, codes + (k + 1) * n);
-    }
-}
-
-void SelfPlay::reset(const int64_t* ids, int count, const int64_t* seeds,
-                     const SelfPlayOut& out) {
-    auto lock = claim(busy_);
-    check_ids(ids, count, false);
-    for (int k = 0; k < count; ++k) {
-        const Env& e = *envs_[static_cast<size_t>(ids[k])];
-        if (seeds[k] < -1)
-            throw std::invalid_argument("seeds[" + std::to_string(k) + "] = " +
-                                        std::to_string(seeds[k]) +
-                                        ": a base seed is >= 0 (or -1: the env's next game)");
-        if (seeds[k] == -1 && !e.seeded)
-            throw std::invalid_argument("env " + std::to_string(ids[k]) +
-                                        " was never seeded: give it a seed >= 0");
-    }
-    const size_t n = static_cast<size_t>(num_players());
-    run(ids, count, [&](int k, int i) {
-        Env& e = *envs_[static_cast<size_t>(i)];
-        if (seeds[k] >= 0) {
-            e.base_seed = static_cast<uint64_t>(seeds[k]);
-            e.games = 0;
-            e.seeded = true;
-        }
-        std::fill_n(out.rewards + static_cast<size_t>(i) * n, n, 0.0f);
-        out.done[i] = false;
-        deal(e);
-        play_on(e, i, out);
-        e.ready = true;
-    });
-}
-
-void SelfPlay::step(const int64_t* ids, int count, const int64_t* actions,
-                    const SelfPlayOut& out) {
-    auto lock = claim(busy_);
-    check_ids(ids, count, true);
-    const int64_t n_actions = num_actions();
-    for (int k = 0; k < count; ++k) {
-        const Env& e = *envs_[static_cast<size_t>(ids[k])];
-        const int64_t a = actions[k];
-        if (a < 0 || a >= n_actions || !e.mask[static_cast<size_t>(a)])
-            throw std::invalid_argument("env " + std::to_string(ids[k]) + ": action " +
-                                        std::to_string(a) + " is not legal for seat " +
-                                        std::to_string(e.actor));
-    }
-    const size_t n = static_cast<size_t>(num_players());
-    run(ids, count, [&](int k, int i) {
-        Env& e = *envs_[static_cast<size_t>(i)];
-        std::fill_n(out.rewards + static_cast<size_t>(i) * n, n, 0.0f);
-        out.done[i] = false;
-        apply_and_check_end(e.state, static_cast<int>(actions[k]));
-        play_on(e, i, out);
-    });
+    check_codes(ids, count, codes, n, true, true);
+    for (int k = 0; k < count; ++k)
+        seats(env(static_cast<int>(ids[k]))).codes_next.assign(codes + k * n, codes + (k + 1) * n);
 }
 
 void SelfPlay::observe(const int64_t* ids, int count, float* obs) const {
-    auto lock = claim(busy_);
+    auto lock = claim();
     check_ids(ids, count, true);
     const int n = num_players();
     for (int k = 0; k < count; ++k) {
-        const Env& e = *envs_[static_cast<size_t>(ids[k])];
-        for (int p = 0; p < n; ++p)
-            observation_tensor(e.state, p,
-                               obs + (static_cast<size_t>(k) * n + p) * static_cast<size_t>(obs_size_));
+        const State& s = env(static_cast<int>(ids[k])).state;
+        for (int p = 0; p < n; ++p) observation_tensor(s, p, obs_row(obs, k * n + p));
     }
-}
-
-const SelfPlay::Env& SelfPlay::dealt_env(int i) const {
-    if (i < 0 || i >= num_envs())
-        throw std::invalid_argument("env " + std::to_string(i) + " is not in [0, " +
-                                    std::to_string(num_envs()) + ")");
-    const Env& e = *envs_[static_cast<size_t>(i)];
-    if (!e.ready) throw std::invalid_argument("env " + std::to_string(i) + " has no game");
-    return e;
-}
-
-State SelfPlay::state(int i) const {
-    auto lock = claim(busy_);
-    return dealt_env(i).state;
 }
 
 std::vector<int> SelfPlay::seat_codes(int i) const {
-    auto lock = claim(busy_);
-    return dealt_env(i).codes;
+    auto lock = claim();
+    return env_at(i, true).codes;
 }
 
-// --------------------------------------------------------------------------- the work
-template <typename Fn>
-void SelfPlay::run(const int64_t* ids, int count, Fn fn) {
-    const std::function<void(int)> item = [&](int k) {
-        const int i = static_cast<int>(ids[k]);
-        Env& e = *envs_[static_cast<size_t>(i)];
-        e.error.clear();
-        try {
-            fn(k, i);
-        } catch (const std::exception& ex) {
-            e.error = ex.what();
-            e.ready = false;
-        } catch (...) {
-            e.error = "unknown error";
-            e.ready = false;
+// --------------------------------------------------------------------------- the hooks
+void SelfPlay::seat_game(Env& e, uint64_t /*k*/, bool /*again*/) {
+    e.codes = seats(e).codes_next;  // unchanged within a call: a game dealt again keeps them
+}
+
+// A stop credits every seat's shaping since the last stop of this game; the first stop of a
+// game sets the baseline (SingleAgentEnv's first step).
+void SelfPlay::on_stop(Env& env, int i, const EnvOut& out, int /*code*/) {
+    SeatsEnv& e = seats(env);
+    const double shaping = base_options().shaping;
+    if (shaping != 0.0) {
+        const int n = num_players();
+        float* rewards = self_play_out(out).rewards + static_cast<size_t>(i) * n;
+        const std::vector<ScoreRow> rows = score_breakdown(e.state);
+        for (int p = 0; p < n; ++p) {
+            const double phi = shaping_potential(rows, p);
+            double& last = e.potential[static_cast<size_t>(p)];
+            if (e.counted) rewards[p] = static_cast<float>(rewards[p] + shaping * (phi - last));
+            last = phi;
         }
-    };
-    pool_->run(count, item);
-    for (int k = 0; k < count; ++k) {
-        const Env& e = *envs_[static_cast<size_t>(ids[k])];
-        if (!e.error.empty())
-            throw std::runtime_error("env " + std::to_string(ids[k]) + " failed (reset it): " +
-                                     e.error);
     }
+    e.counted = true;
 }
 
-void SelfPlay::deal(Env& e) {
-    EventRng rng(e.base_seed, e.games++);
-    e.game_seed = rng.below(static_cast<uint64_t>(SEED_LIMIT));
-    e.codes = e.codes_next;
-    e.state = new_state(game_, e.game_seed, options_.first_player);
-    e.policy_draws = 0;
-    e.stopped = false;
-}
-
-// Play the built-in seats to the next LEARNER or EXTERNAL decision, crediting the shaping
-// since the last stop and, when a game ends, every seat's final reward (then the next game is
-// dealt and played to its first stop, which sets the potentials afresh).
-void SelfPlay::play_on(Env& e, int i, const SelfPlayOut& out) {
+// Every seat's final reward (and the shaping since the last stop) is credited.
+void SelfPlay::on_game_over(Env& env, int i, const EnvOut& out) {
+    SeatsEnv& e = seats(env);
+    const SelfPlayOut& o = self_play_out(out);
+    const State& s = e.state;
     const int n = num_players();
-    float* rewards = out.rewards + static_cast<size_t>(i) * static_cast<size_t>(n);
-    int redeals = 0;
-    for (;;) {
-        State& s = e.state;
-        if (is_over(s)) {
-            if (!e.stopped) {  // no stop in this game: deal it again
-                if (++redeals > MAX_REDEALS)
-                    throw std::runtime_error("no LEARNER or EXTERNAL seat got a decision in " +
-                                             std::to_string(MAX_REDEALS) + " deals");
-                deal(e);
-                continue;
-            }
-            const std::vector<ScoreRow> rows = score_breakdown(s);
-            int64_t winner_bits = 0;
-            for (int p : winners(s)) winner_bits |= int64_t{1} << p;
-            for (int p = 0; p < n; ++p) {
-                double r = final_reward(s, p, options_.reward);
-                if (options_.shaping != 0.0)
-                    r += options_.shaping *
-                         (shaping_potential(rows, p) - e.potential[static_cast<size_t>(p)]);
-                rewards[p] = static_cast<float>(rewards[p] + r);
-            }
-            out.done[i] = true;
-            int64_t* info = out.end_info + static_cast<size_t>(i) * SP_END_FIELDS;
-            info[SP_END_GAME_SEED] = static_cast<int64_t>(e.game_seed);
-            info[SP_END_WINNERS] = winner_bits;
-            write_end_scores(rows, out.end_scores + static_cast<size_t>(i) * MAX_PLAYERS *
-                                                        SCORE_FIELDS);
-            deal(e);
-            continue;
-        }
-        const int actor = static_cast<int>(s.ctx[C_ACTOR]);
-        if (actor < 0 || actor >= n) throw std::logic_error("state: ctx.actor out of range");
-        const int code = e.codes[static_cast<size_t>(actor)];
-        if (played_outside(code)) {
-            if (options_.shaping != 0.0) {
-                const std::vector<ScoreRow> rows = score_breakdown(s);
-                for (int p = 0; p < n; ++p) {
-                    const double phi = shaping_potential(rows, p);
-                    double& last = e.potential[static_cast<size_t>(p)];
-                    // the first stop of a game sets the baseline: SingleAgentEnv's first step
-                    if (e.stopped)
-                        rewards[p] = static_cast<float>(rewards[p] + options_.shaping * (phi - last));
-                    last = phi;
-                }
-            }
-            e.stopped = true;
-            break;
-        }
-        EventRng rng(e.game_seed ^ POLICY_STREAM, e.policy_draws++);
-        apply_and_check_end(s, policy_action(static_cast<Policy>(code), s, rng));
+    const double shaping = base_options().shaping;
+    float* rewards = o.rewards + static_cast<size_t>(i) * n;
+    const std::vector<ScoreRow> rows = score_breakdown(s);
+    for (int p = 0; p < n; ++p) {
+        double r = final_reward(s, p, base_options().reward);
+        if (shaping != 0.0)
+            r += shaping * (shaping_potential(rows, p) - e.potential[static_cast<size_t>(p)]);
+        rewards[p] = static_cast<float>(rewards[p] + r);
     }
-    write_stop(e, i, out);
+    o.done[i] = true;
+    int64_t* info = end_info_row(i, o, SP_END_FIELDS);
+    info[SP_END_GAME_SEED] = static_cast<int64_t>(e.game_seed);
+    info[SP_END_WINNERS] = winner_bits(s);
+    write_end_scores(rows, end_scores_row(i, o));
 }
 
-void SelfPlay::write_stop(Env& e, int i, const SelfPlayOut& out) {
-    State& s = e.state;
-    const int n = num_players();
-    const int actor = static_cast<int>(s.ctx[C_ACTOR]);
-    e.actor = actor;
-    observation_tensor(s, actor, out.obs + static_cast<size_t>(i) * static_cast<size_t>(obs_size_));
-    const size_t N = static_cast<size_t>(num_actions());
-    std::fill(e.mask.begin(), e.mask.end(), uint8_t{0});
-    for (int a : legal_actions(s)) e.mask[static_cast<size_t>(a)] = 1;
-    bool* row = out.mask + static_cast<size_t>(i) * N;
-    for (size_t a = 0; a < N; ++a) row[a] = e.mask[a] != 0;
-    out.actor[i] = static_cast<int8_t>(actor);
-    for (int p = 0; p < n; ++p)
-        out.codes[static_cast<size_t>(i) * static_cast<size_t>(n) + static_cast<size_t>(p)] =
-            static_cast<int8_t>(e.codes[static_cast<size_t>(p)]);
-    out.game_seed[i] = static_cast<int64_t>(e.game_seed);
+void SelfPlay::write_seats(const Env& e, int i, const EnvOut& out) {
+    const size_t n = static_cast<size_t>(num_players());
+    int8_t* row = self_play_out(out).codes + static_cast<size_t>(i) * n;
+    for (size_t p = 0; p < n; ++p) row[p] = static_cast<int8_t>(e.codes[p]);
 }
+
+void SelfPlay::clear_row(int i, const EnvOut& out) {
+    const size_t n = static_cast<size_t>(num_players());
+    std::fill_n(self_play_out(out).rewards + static_cast<size_t>(i) * n, n, 0.0f);
+    out.done[i] = false;
+}
+
+bool SelfPlay::before_action(Env& /*e*/, int i, int64_t /*a*/, const EnvOut& out) {
+    clear_row(i, out);
+    return true;
+}
+
+bool SelfPlay::must_be_legal(const Env& /*e*/) const { return true; }
 
 }  // namespace fort

@@ -1,7 +1,8 @@
-// Built-in policies: decisions made inside C++ with no Python call, for the batched vector
-// env's opponents (batch.h) and for playouts (playout.h). A policy reads the whole state, so
-// it is for opponents and simulations, never for a learner's observation (no hidden
-// information reaches Python through it).
+// Built-in policies: decisions made inside C++ with no Python call, for the batched envs'
+// built-in seats (envs/batch.h, self_play.h: native/seat_policies.h hands them over) and for
+// playouts (native/playout.h). A policy reads the whole state, so it is for opponents and
+// simulations, never for a learner's observation (no hidden information reaches Python
+// through it).
 //
 // Randomness: every draw comes from the specified generator (rng.h), an EventRng the caller
 // keys by (seed, event), so a playout or an opponent's move is reproducible from its seed and
@@ -44,8 +45,5 @@ int policy_action(Policy policy, State& state, EventRng& rng);
 // Apply a legal action and check the end triggers: the engine's apply_action without the
 // legality check (the caller chose `a` from the legal actions).
 void apply_and_check_end(State& state, int a);
-
-// Whether the game is over (core.FortState.is_terminal).
-inline bool is_over(const State& state) { return state.ctx[C_STAGE] == ST_OVER; }
 
 }  // namespace fort

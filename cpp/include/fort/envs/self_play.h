@@ -7,7 +7,7 @@
 // decision of any seat Python plays. Each seat of each game has a code (set_seats):
 //   - LEARNER: the learning policy plays it (Python); its decisions are training samples;
 //   - EXTERNAL: Python plays it with another policy (a frozen snapshot of the league);
-//   - a built-in Policy code (policy.h): played here, never seen by Python.
+//   - a built-in policy's code (seat_policies.h): played here, never seen by Python.
 // A game needs at least one LEARNER or EXTERNAL seat. Every seat starts LEARNER.
 //
 // Rewards are per seat: `rewards[i, p]` is seat p's reward over the last call's transition
@@ -18,86 +18,61 @@
 // between two decisions of seat p, they telescope to SingleAgentEnv's reward for p's
 // transition, so the every-seat returns equal the single-agent env's for each seat.
 //
-// Seeds as batch.h: env i is seeded with a base seed b; its k-th game since then is dealt
-// from EventRng(b, k).below(SEED_LIMIT); a built-in policy's j-th decision of a game draws
-// from EventRng(game_seed ^ POLICY_STREAM, j). A game that ends before any LEARNER or
-// EXTERNAL decision is dealt again (at most MAX_REDEALS times). Threads as batch.h: the
-// outputs do not depend on the thread count or schedule.
+// Seeds and threads as env_batch.h says (what the two batched envs share is its EnvBatch): a
+// game that ends before any LEARNER or EXTERNAL decision is dealt again (at most MAX_REDEALS
+// times).
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <string>
 #include <vector>
 
-#include "fort/bots/policy.h"
-#include "fort/envs/batch.h"
-#include "fort/envs/rewards.h"
+#include "fort/envs/env_batch.h"
+#include "fort/envs/seat_policies.h"
 #include "fort/game/game.h"
 #include "fort/game/state.h"
 
 namespace fort {
 
-struct SelfPlayOptions {
-    int num_envs = 1;                          // B >= 1
-    int first_player = -1;                     // the seat starting each game, -1: drawn
-    RewardMode reward = RewardMode::WIN_LOSS;  // the final reward of every seat
-    double shaping = 0.0;                      // weight of the score-margin shaping
-    int threads = 1;                           // threads stepping the envs (>= 1)
-};
+// EnvOptions (num_envs, first_player, reward: the final reward of every seat, shaping,
+// threads): nothing more.
+using SelfPlayOptions = EnvOptions;
 
 // Columns of SelfPlayOut::end_info (the game that ended in the last call).
 inline constexpr int SP_END_GAME_SEED = 0;  // its game seed
 inline constexpr int SP_END_WINNERS = 1;    // bit p set: seat p among the winners
 inline constexpr int SP_END_FIELDS = 2;
 
-// The caller's buffers, one row per env (B rows), C-contiguous; a call writes the rows of
-// the envs it lists, and only those. n = num_players.
-//   obs        float32 (B, D)  the observation of the seat to act (`actor`)
-//   mask       bool    (B, N)  its legal actions
+// The caller's buffers: EnvOut's (env_batch.h: obs, mask, actor, game_seed, done, end_info,
+// end_scores) and the seats', one row per env (B rows), C-contiguous; a call writes the rows
+// of the envs it lists, and only those. n = num_players.
 //   actor      int8    (B,)    the seat to act: a LEARNER or EXTERNAL seat
-//   codes      int8    (B, n)  the current game's seat codes (LEARNER, EXTERNAL, a Policy)
-//   game_seed  int64   (B,)    the current game's seed
+//   codes      int8    (B, n)  the current game's seat codes (LEARNER, EXTERNAL, a policy's)
 //   rewards    float32 (B, n)  each seat's reward over the last call's transition (0 on reset)
 //   done       bool    (B,)    a game ended in the last call (the row shows the next game's
 //                              first stop; `rewards` include the ended game's final rewards)
 //   end_info   int64   (B, 2)  when done: SP_END_* columns of the game that ended
-//   end_scores int32   (B, MAX_PLAYERS, SCORE_FIELDS)  when done: its score_breakdown, row p
-//                              seat p's (rewards.h SCORE_*; rows past n zeros)
-struct SelfPlayOut {
-    float* obs = nullptr;
-    bool* mask = nullptr;
-    int8_t* actor = nullptr;
+//   end_scores int32   (B, MAX_PLAYERS, SCORE_FIELDS)  when done: its score_breakdown
+struct SelfPlayOut : EnvOut {
     int8_t* codes = nullptr;
-    int64_t* game_seed = nullptr;
     float* rewards = nullptr;
-    bool* done = nullptr;
-    int64_t* end_info = nullptr;
-    int32_t* end_scores = nullptr;
 };
 
-class SelfPlay {
+class SelfPlay final : public EnvBatch {
    public:
     // Throws std::invalid_argument for num_envs < 1, threads < 1, first_player outside
-    // [-1, num_players), a non-finite shaping or an unknown reward mode. `game` must be
-    // validated with its rules, mask and views built (a _core.Game is).
-    SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options);
-    ~SelfPlay();
-    SelfPlay(const SelfPlay&) = delete;
-    SelfPlay& operator=(const SelfPlay&) = delete;
+    // [-1, num_players), a non-finite shaping, an unknown reward mode, no game or no
+    // policies. `game` must be validated with its rules, mask and views built (a _core.Game
+    // is); `policies` plays the built-in seats.
+    SelfPlay(std::shared_ptr<const Game> game, const SelfPlayOptions& options,
+             std::shared_ptr<const SeatPolicies> policies);
 
-    int num_envs() const { return static_cast<int>(envs_.size()); }
-    int num_players() const { return game_->num_players; }
-    int observation_size() const { return obs_size_; }
-    int num_actions() const { return game_->num_actions; }
-    int threads() const { return options_.threads; }
-    const SelfPlayOptions& options() const { return options_; }
+    const SelfPlayOptions& options() const { return base_options(); }
 
     // The seat codes of env ids[k]'s games from its next deal on: codes[k * n + p] for seat
-    // p, LEARNER, EXTERNAL or a Policy code, at least one of them LEARNER or EXTERNAL. Throws
-    // std::invalid_argument (nothing changed) for an env id out of range, an unknown code or
-    // a row of built-in policies only.
+    // p, LEARNER, EXTERNAL or a built-in policy's code, at least one of them LEARNER or
+    // EXTERNAL. Throws std::invalid_argument (nothing changed) for an env id out of range, an
+    // unknown code or a row of built-in policies only.
     void set_seats(const int64_t* ids, int count, const int32_t* codes);
 
     // Deal each listed env a new game and play it to its first LEARNER or EXTERNAL decision;
@@ -105,41 +80,38 @@ class SelfPlay {
     // deals its next game. Throws std::invalid_argument (nothing changed) for an env id out of
     // range or listed twice, a seed below -1, or -1 for an env never seeded;
     // std::runtime_error after the call for an env that failed inside (reset it).
-    void reset(const int64_t* ids, int count, const int64_t* seeds, const SelfPlayOut& out);
+    void reset(const int64_t* ids, int count, const int64_t* seeds, const SelfPlayOut& out) {
+        reset_envs(ids, count, seeds, out);
+    }
 
     // Apply actions[k] for the seat to act in env ids[k] (a legal action), play the built-in
     // seats on to the next LEARNER or EXTERNAL decision (dealing the next game when one ends);
     // writes the envs' rows. Throws std::invalid_argument (nothing changed) for an env id out
     // of range or listed twice, an env not reset (or failed), an illegal action;
     // std::runtime_error after the call for an env that failed inside (reset it).
-    void step(const int64_t* ids, int count, const int64_t* actions, const SelfPlayOut& out);
+    void step(const int64_t* ids, int count, const int64_t* actions, const SelfPlayOut& out) {
+        step_envs(ids, count, actions, out, "");
+    }
 
     // Every seat's observation of each listed env's current position: obs (count, n, D)
     // float32, row k for env ids[k] (what a value bootstrap at the end of a rollout needs).
     // Throws std::invalid_argument for a bad env id or an env not reset.
     void observe(const int64_t* ids, int count, float* obs) const;
 
-    // A copy of env i's current state; env i's current seat codes (length n). Throw
-    // std::invalid_argument for i out of range or an env not reset.
-    State state(int i) const;
+    // Env i's current seat codes (length n). Throws std::invalid_argument for i out of range
+    // or an env not reset. (state(i): EnvBatch.)
     std::vector<int> seat_codes(int i) const;
 
    private:
-    struct Env;
-    void check_ids(const int64_t* ids, int count, bool need_ready) const;
-    const Env& dealt_env(int i) const;  // env i, in range and dealt, else invalid_argument
-    template <typename Fn>
-    void run(const int64_t* ids, int count, Fn fn);
-    void deal(Env& e);
-    void play_on(Env& e, int i, const SelfPlayOut& out);
-    void write_stop(Env& e, int i, const SelfPlayOut& out);
-
-    std::shared_ptr<const Game> game_;
-    SelfPlayOptions options_;
-    int obs_size_ = 0;
-    std::vector<std::unique_ptr<Env>> envs_;
-    std::unique_ptr<WorkerPool> pool_;
-    mutable std::mutex busy_;  // held by a call; a second thread's call is refused
+    struct SeatsEnv;
+    static SeatsEnv& seats(Env& e);
+    void seat_game(Env& e, uint64_t k, bool again) override;
+    void on_stop(Env& e, int i, const EnvOut& out, int code) override;
+    void on_game_over(Env& e, int i, const EnvOut& out) override;
+    void write_seats(const Env& e, int i, const EnvOut& out) override;
+    void clear_row(int i, const EnvOut& out) override;
+    bool before_action(Env& e, int i, int64_t a, const EnvOut& out) override;
+    bool must_be_legal(const Env& e) const override;
 };
 
 }  // namespace fort

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fort/constants.h"
-#include "fort/rules/search.h"  // mask path (B): SearchTables
+#include "fort/game/search_tables.h"  // mask path (B): SearchTables
 
 namespace fort {
 

@@ -62,6 +62,9 @@ struct State {
     }
 };
 
+// Whether the game is over (core.FortState.is_terminal).
+inline bool is_over(const State& state) { return state.ctx[C_STAGE] == ST_OVER; }
+
 // Every array of the state (state_arrays.ARRAYS' order) and ctx, as bytes, into `out`
 // (resized; its storage reused).
 void state_bytes(const State& s, std::vector<uint8_t>& out);
