@@ -125,6 +125,12 @@ class PUCTAgent(BaseAgent):
             ``--critic table``) ``table`` won 0.490 [0.42, 0.56] of 200 games against ``obs``
             at 64 simulations, no better, so ``obs`` stays (docs/agents.md, "The whole-table
             critic").
+        gumbel: Gumbel root selection with Sequential Halving (``core`` only; Danihelka et
+            al. 2022, cpp/include/fort/bots/puct.h) in place of the most visited root action:
+            ``gumbel_actions`` root actions sampled by Gumbel-top-k from the priors, the
+            simulations shared among them in halving phases. Needs ``sims`` (its schedule is
+            planned for them; ``ms`` may still cut it), ``threads=1`` and ``noise=0``.
+        gumbel_actions: the root actions it considers, in [1, 256].
         seed: the agent's seed (determinisations).
 
     Raises:
@@ -132,7 +138,8 @@ class PUCTAgent(BaseAgent):
             network the core cannot run.
         ValueError: ``ms`` not above 0 or infinite, ``sims < 1``, ``c < 0``, an unknown engine,
             ``batch`` or ``threads`` out of range, ``noise`` outside [0, 1), ``alpha <= 0``, an
-            unknown ``value``, or ``value=table`` with a model without a critic.
+            unknown ``value``, ``value=table`` with a model without a critic, or ``gumbel``
+            without ``sims``, with ``threads``/``noise``, or on the Python engine.
     """
 
     name = "puct"
@@ -152,6 +159,8 @@ class PUCTAgent(BaseAgent):
         alpha: float = 0.3,
         iterations: int | None = None,
         value: str = "obs",
+        gumbel: bool = False,
+        gumbel_actions: int = 16,
     ) -> None:
         super().__init__(None, seed)
         self.model: str | None = None
@@ -177,10 +186,19 @@ class PUCTAgent(BaseAgent):
             raise ValueError(f"alpha must be finite and above 0, got {alpha}")
         if value not in VALUES:
             raise ValueError(f"value must be one of {', '.join(VALUES)}, got {value!r}")
+        if gumbel not in (0, 1):  # a bool, or 0/1 from an agent spec
+            raise ValueError(f"gumbel must be 0 or 1, got {gumbel!r}")
+        if not 1 <= int(gumbel_actions) <= MAX_BATCH:
+            raise ValueError(f"gumbel_actions must be in [1, {MAX_BATCH}], got {gumbel_actions}")
+        if gumbel and (sims is None or int(threads) != 1 or float(noise) > 0.0):
+            raise ValueError("gumbel needs sims (its schedule), threads=1 and noise=0")
+        self.gumbel, self.gumbel_actions = bool(gumbel), int(gumbel_actions)
         self.value = value
         self.critic: Any = None  # the core's copy of the model's critic (value=table)
         if engine == "auto":
             engine = "core" if cpp_backend.available() else "python"
+        if gumbel and engine == "python":
+            raise ValueError("gumbel runs on the core engine only (the compiled core)")
         self.engine = engine
         self.batch, self.threads = int(batch), int(threads)
         self.noise, self.alpha = float(noise), float(alpha)
@@ -250,6 +268,8 @@ class PUCTAgent(BaseAgent):
             noise_alpha=self.alpha,
             noise_fraction=self.noise,
             critic=self.critic,
+            gumbel=self.gumbel,
+            gumbel_actions=self.gumbel_actions,
         )
         self.last_search = dict(result)
         self.last_iterations = int(result["simulations"])

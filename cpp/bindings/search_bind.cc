@@ -214,7 +214,8 @@ value that is not finite. agents/learned/core_network.py builds one from a polic
            const py::handle& seed, const py::handle& simulations, const py::handle& seconds,
            const py::handle& c, const py::handle& batch, const py::handle& threads,
            const py::handle& noise_alpha, const py::handle& noise_fraction,
-           const fort::PolicyValueNet* critic) {
+           const fort::PolicyValueNet* critic, const py::handle& gumbel,
+           const py::handle& gumbel_actions) {
             fort::PuctSettings s;
             const int p = static_cast<int>(int_arg(seat, "seat", 0, state.num_players - 1));
             s.seed = static_cast<uint64_t>(int_arg(seed, "seed", 0, fort::SEED_LIMIT - 1));
@@ -225,6 +226,11 @@ value that is not finite. agents/learned/core_network.py builds one from a polic
             s.threads = static_cast<int>(int_arg(threads, "threads", 1, 64));
             s.noise_alpha = float_arg(noise_alpha, "noise_alpha");
             s.noise_fraction = float_arg(noise_fraction, "noise_fraction");
+            if (!PyBool_Check(gumbel.ptr()))
+                throw py::type_error("gumbel must be a bool, got " +
+                                     py::repr(gumbel).cast<std::string>());
+            s.gumbel = gumbel.ptr() == Py_True;
+            s.gumbel_actions = static_cast<int>(int_arg(gumbel_actions, "gumbel_actions", 1, 256));
             const fort::State position = checked_copy(state);
             fort::PuctResult r;
             {
@@ -242,12 +248,13 @@ value that is not finite. agents/learned/core_network.py builds one from a polic
             out["root_value"] = r.root_value;
             out["nodes"] = r.nodes;
             out["evaluations"] = r.evaluations;
+            if (s.gumbel) out["improved_policy"] = r.improved_policy;
             return out;
         },
         py::arg("state"), py::arg("seat"), py::arg("net"), py::kw_only(), py::arg("seed"),
         py::arg("simulations"), py::arg("seconds"), py::arg("c"), py::arg("batch"),
         py::arg("threads"), py::arg("noise_alpha"), py::arg("noise_fraction"),
-        py::arg("critic") = nullptr,
+        py::arg("critic") = nullptr, py::arg("gumbel") = false, py::arg("gumbel_actions") = 16,
         R"doc(PUCT for `seat`'s pending decision, guided by `net` (cpp/include/fort/bots/puct.h).
 
 `state` is read only through resample_hidden(state, seat, .) and for the root's legal
@@ -255,9 +262,12 @@ actions. seed: int in [0, 2**62); simulations >= 1; seconds >= 0 (0: no time lim
 batch in [1, 256] (leaves per forward pass, virtual loss); threads in [1, 64] (root-parallel
 trees); noise_alpha > 0 and noise_fraction in [0, 1) (root Dirichlet noise, 0: none); critic:
 None, or a PolicyValueNet over the table observation whose value head values the leaves
-(agents.learned.core_network.critic_network). Returns a
+(agents.learned.core_network.critic_network); gumbel: bool, Gumbel root selection with
+Sequential Halving over the `gumbel_actions` (int in [1, 256]) best root actions (threads 1,
+noise_fraction 0). Returns a
 dict: action, simulations, seconds, actions/visits/values/priors (the root's legal actions,
-ascending; values: mean value in [0, 1] for `seat`), root_value, nodes, evaluations. Raises
+ascending; values: mean value in [0, 1] for `seat`), root_value, nodes, evaluations, and with
+gumbel improved_policy (softmax of logits + sigma(completed q), by action). Raises
 ValueError or TypeError naming a bad argument; ValueError for a state that is over, a seat
 that is not acting, or a network of another observation size or action count.)doc");
     m.def(

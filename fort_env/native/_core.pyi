@@ -33,7 +33,7 @@ class _SearchResult(TypedDict):
     values: list[float]
     nodes: int
 
-class _PuctResult(TypedDict):
+class _PuctResult(TypedDict, total=False):
     """What ``puct_search`` returns (``fort::PuctResult``)."""
 
     action: int
@@ -46,6 +46,7 @@ class _PuctResult(TypedDict):
     root_value: float
     nodes: int
     evaluations: int
+    improved_policy: list[float]  # only with gumbel
 
 # ------------------------------------------------------------------- core_module.cc
 LAYOUT: Final[dict[str, int]]
@@ -414,9 +415,13 @@ def puct_search(
     noise_alpha: _Float,
     noise_fraction: _Float,
     critic: PolicyValueNet | None = None,
+    gumbel: bool = False,
+    gumbel_actions: _Int = 16,
 ) -> _PuctResult:
     """PUCT for `seat`'s pending decision guided by `net` (cpp/include/fort/bots/puct.h);
-    `critic` (a net over the table observation) values the leaves when given.
+    `critic` (a net over the table observation) values the leaves when given; `gumbel`:
+    Gumbel root selection with Sequential Halving over `gumbel_actions` root actions (the
+    result then has `improved_policy`).
     ValueError or TypeError naming a bad argument; ValueError for a state that is over, a seat
     that is not acting, or a network of another observation size or action count."""
 

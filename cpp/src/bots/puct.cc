@@ -6,6 +6,7 @@
 #include <cmath>
 #include <exception>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -107,6 +108,13 @@ class Tree {
     // Runs up to `simulations` simulations, stopping once `seconds` (> 0) have passed since
     // `start` (checked per batch; elapsed time compared as a double: no overflow).
     void run(const State& position, int64_t simulations, Clock::time_point start, double seconds);
+    // The same with Gumbel root selection and Sequential Halving (puct.h); afterwards
+    // gumbel_choice() is the chosen root edge (-1 if the root was never expanded) and
+    // improved_policy() the policy target by root edge.
+    void run_gumbel(const State& position, int64_t simulations, Clock::time_point start,
+                    double seconds);
+    int gumbel_choice() const { return gumbel_choice_; }
+    const std::vector<double>& improved_policy() const { return improved_; }
 
     const Node& root() const { return nodes_[0]; }
     const std::vector<double>& root_priors() const { return root_priors_; }  // by root edge
@@ -123,6 +131,8 @@ class Tree {
     void evaluate_pending();
     void add_root_noise(Node& root);
     void back_up(const std::vector<Step>& path, const std::vector<double>& values);
+    void simulate(const State& position);  // one determinisation, descended
+    double completed_q(const Edge& e) const;  // mean value, the root's value if unvisited
 
     const PolicyValueNet& net_;
     const PolicyValueNet* critic_;  // null: leaves valued by net_'s value head
@@ -141,6 +151,9 @@ class Tree {
     bool root_expanded_ = false;
     int64_t simulations_ = 0;
     int64_t evaluations_ = 0;
+    int forced_ = -1;  // gumbel: the root edge the next simulation takes, -1: PUCT's choice
+    int gumbel_choice_ = -1;
+    std::vector<double> improved_;
 };
 
 int Tree::select(const Node& node, const std::vector<int>& legal) const {
@@ -208,7 +221,7 @@ void Tree::descend(State& d) {
             pending_.push_back(std::move(leaf));
             return;
         }
-        const int k = select(here, legal);
+        const int k = node == 0 && forced_ >= 0 ? forced_ : select(here, legal);
         Edge& e = nodes_[static_cast<size_t>(node)].edges[static_cast<size_t>(k)];
         e.visits += 1;  // the value comes at the back-up: a virtual loss until then
         leaf.path.push_back(Step{node, k});
@@ -275,7 +288,7 @@ void Tree::evaluate_pending() {
             root_expanded_ = true;
             root_value_ = values[static_cast<size_t>(seat_)];
             for (const Edge& e : node.edges) root_priors_.push_back(e.prior);
-            if (s_.noise_fraction > 0.0) add_root_noise(node);
+            if (s_.noise_fraction > 0.0) add_root_noise(node);  // never with gumbel (checked)
         }
         back_up(leaf.path, values);
     }
@@ -293,6 +306,88 @@ void Tree::add_root_noise(Node& root) {
             static_cast<float>((1.0 - f) * root.edges[i].prior + f * (total > 0.0 ? g[i] / total : 0.0));
 }
 
+void Tree::simulate(const State& position) {
+    const uint64_t seed = deals_.next_u64() % static_cast<uint64_t>(SEED_LIMIT);
+    State d = resample_hidden(position, seat_, seed);
+    descend(d);
+    ++simulations_;
+}
+
+double Tree::completed_q(const Edge& e) const {
+    return e.visits > 0 ? e.value / static_cast<double>(e.visits) : root_value_;
+}
+
+void Tree::run_gumbel(const State& position, int64_t simulations, Clock::time_point start,
+                      double seconds) {
+    num_players_ = position.num_players;
+    game_ = position.game.get();
+    const auto out_of_time = [&] {
+        return seconds > 0.0 &&
+               std::chrono::duration<double>(Clock::now() - start).count() >= seconds;
+    };
+    while (!root_expanded_ && simulations_ < simulations && !out_of_time()) {
+        simulate(position);  // the first simulation expands the root
+        evaluate_pending();
+    }
+    if (!root_expanded_) return;
+    const size_t m = nodes_[0].edges.size();
+    std::vector<double> base(m);  // g(a) + logit(a), the logits up to a constant
+    for (size_t i = 0; i < m; ++i)
+        base[i] = -std::log(-std::log(uniform01(noise_))) +
+                  std::log(std::max(root_priors_[i], 1e-30));
+    const auto score = [&](size_t i) {
+        int64_t most = 0;
+        for (const Edge& e : nodes_[0].edges) most = std::max(most, e.visits);
+        return base[i] + (s_.c_visit + static_cast<double>(most)) * s_.c_scale *
+                             completed_q(nodes_[0].edges[i]);
+    };
+    const auto by_score = [&](std::vector<size_t>& v) {
+        std::vector<double> key(m);
+        for (const size_t i : v) key[i] = score(i);
+        std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return key[a] > key[b]; });
+    };
+    std::vector<size_t> kept(m);
+    std::iota(kept.begin(), kept.end(), size_t{0});
+    std::stable_sort(kept.begin(), kept.end(), [&](size_t a, size_t b) { return base[a] > base[b]; });
+    kept.resize(std::min(m, static_cast<size_t>(s_.gumbel_actions)));
+    const int phases = kept.size() > 1 ? static_cast<int>(std::ceil(std::log2(static_cast<double>(kept.size())))) : 0;
+    bool stopped = false;
+    for (int phase = 0; phase < phases && !stopped; ++phase) {
+        const int64_t left = simulations - simulations_;
+        const int64_t each = std::max<int64_t>(
+            1, left / (phases - phase) / static_cast<int64_t>(kept.size()));
+        for (const size_t i : kept) {
+            for (int64_t j = 0; j < each && !stopped; ++j) {
+                if (simulations_ >= simulations || out_of_time()) {
+                    stopped = true;
+                    break;
+                }
+                forced_ = static_cast<int>(i);
+                simulate(position);
+                if (static_cast<int>(pending_.size()) >= s_.batch) evaluate_pending();
+            }
+        }
+        forced_ = -1;
+        evaluate_pending();
+        by_score(kept);
+        if (!stopped) kept.resize((kept.size() + 1) / 2);
+    }
+    by_score(kept);
+    gumbel_choice_ = static_cast<int>(kept[0]);
+    improved_.assign(m, 0.0);  // softmax(logit + sigma(completed q)), without the Gumbel draws
+    double top = -1e300, total = 0.0;
+    int64_t most = 0;
+    for (const Edge& e : nodes_[0].edges) most = std::max(most, e.visits);
+    for (size_t i = 0; i < m; ++i) {
+        improved_[i] = std::log(std::max(root_priors_[i], 1e-30)) +
+                       (s_.c_visit + static_cast<double>(most)) * s_.c_scale *
+                           completed_q(nodes_[0].edges[i]);
+        top = std::max(top, improved_[i]);
+    }
+    for (double& x : improved_) total += (x = std::exp(x - top));
+    for (double& x : improved_) x /= total;
+}
+
 void Tree::run(const State& position, int64_t simulations, Clock::time_point start,
                double seconds) {
     num_players_ = position.num_players;
@@ -304,12 +399,7 @@ void Tree::run(const State& position, int64_t simulations, Clock::time_point sta
         // the root alone first: every simulation of a first batch would stop there
         const int64_t room =
             root_expanded_ ? std::min<int64_t>(s_.batch, simulations - simulations_) : 1;
-        for (int64_t i = 0; i < room; ++i) {
-            const uint64_t seed = deals_.next_u64() % static_cast<uint64_t>(SEED_LIMIT);
-            State d = resample_hidden(position, seat_, seed);
-            descend(d);
-            ++simulations_;
-        }
+        for (int64_t i = 0; i < room; ++i) simulate(position);
         evaluate_pending();
     }
 }
@@ -331,6 +421,17 @@ void check_settings(const PuctSettings& s) {
         bad("noise_alpha must be finite and above 0, got " + std::to_string(s.noise_alpha));
     if (!(s.noise_fraction >= 0.0 && s.noise_fraction < 1.0))
         bad("noise_fraction must be in [0, 1), got " + std::to_string(s.noise_fraction));
+    if (s.gumbel_actions < 1 || s.gumbel_actions > MAX_BATCH)
+        bad("gumbel_actions must be in [1, " + std::to_string(MAX_BATCH) + "], got " +
+            std::to_string(s.gumbel_actions));
+    if (!(s.c_visit > 0.0) || !std::isfinite(s.c_visit))
+        bad("c_visit must be finite and above 0, got " + std::to_string(s.c_visit));
+    if (!(s.c_scale >= 0.0) || !std::isfinite(s.c_scale))
+        bad("c_scale must be finite and at least 0, got " + std::to_string(s.c_scale));
+    if (s.gumbel && s.threads != 1)
+        bad("gumbel needs threads 1 (one tree), got " + std::to_string(s.threads));
+    if (s.gumbel && s.noise_fraction > 0.0)
+        bad("gumbel explores by its Gumbel draws: noise_fraction must be 0");
 }
 
 }  // namespace
@@ -380,7 +481,11 @@ PuctResult puct_search(const State& position, int seat, const PolicyValueNet& ne
     std::vector<std::exception_ptr> errors(static_cast<size_t>(t_count));
     auto grow = [&](int t) {
         try {
-            trees[static_cast<size_t>(t)]->run(position, share(t), start, settings.seconds);
+            if (settings.gumbel)
+                trees[static_cast<size_t>(t)]->run_gumbel(position, share(t), start,
+                                                          settings.seconds);
+            else
+                trees[static_cast<size_t>(t)]->run(position, share(t), start, settings.seconds);
         } catch (...) {
             errors[static_cast<size_t>(t)] = std::current_exception();
         }
@@ -428,6 +533,16 @@ PuctResult puct_search(const State& position, int seat, const PolicyValueNet& ne
         if (key(i) > key(best)) best = i;
     }
     r.action = r.actions[best];
+    const Tree& first = *trees[0];
+    if (settings.gumbel && first.gumbel_choice() >= 0) {  // the halving's answer, not the visits
+        const Node& rt = first.root();
+        r.action = rt.edges[static_cast<size_t>(first.gumbel_choice())].action;
+        r.improved_policy.assign(m, 0.0);
+        for (size_t i = 0; i < m; ++i) {
+            const int k = rt.find(r.actions[i]);
+            if (k >= 0) r.improved_policy[i] = first.improved_policy()[static_cast<size_t>(k)];
+        }
+    }
     r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     return r;
 }

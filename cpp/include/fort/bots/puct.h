@@ -37,6 +37,19 @@
 // Root noise (noise_fraction > 0, for self-play in expert iteration): the root's priors
 // become (1 - f) P + f Dirichlet(alpha) over the root's legal actions, drawn per tree.
 //
+// Gumbel root selection (`gumbel` true; Danihelka, Guez, Schrittwieser and Silver 2022,
+// "Policy improvement by planning with Gumbel", ICLR): after the root's expansion, each root
+// action a gets g(a) ~ Gumbel(0, 1) (from the tree's noise stream; no Dirichlet noise), the
+// `gumbel_actions` actions with the largest g(a) + logit(a) are kept, and Sequential Halving
+// shares the remaining simulations among them: ceil(log2 k) phases of equal budget, each
+// giving every kept action the same number of simulations (those simulations take that
+// action at the root; below it selection is PUCT as above), then keeping the better half by
+// g(a) + logit(a) + sigma(q(a)), sigma(q) = (c_visit + max_b n(b)) * c_scale * q, q the
+// edge's mean value in [0, 1] (the root's value if unvisited). The answer is the last one
+// kept (the best by that score if the time budget ends a phase early). `improved_policy`
+// is softmax(logit + sigma(q completed)) over the root's actions: the paper's policy target.
+// Needs threads == 1.
+//
 // The answer is the root's most visited legal action (ties: the higher mean value, then the
 // higher prior). The budget is `simulations` or `seconds` of wall-clock time, whichever ends
 // first. With a simulation budget the result is a function of (information set, network,
@@ -63,6 +76,10 @@ struct PuctSettings {
     int threads = 1;            // root-parallel trees, in [1, 64]
     double noise_alpha = 0.3;   // root Dirichlet noise's concentration, > 0
     double noise_fraction = 0.0;  // its weight in [0, 1), 0: none
+    bool gumbel = false;        // Gumbel root selection with Sequential Halving (above)
+    int gumbel_actions = 16;    // root actions it considers, in [1, 256]
+    double c_visit = 50.0;      // sigma's constants (the paper's), > 0 and >= 0
+    double c_scale = 1.0;
     uint64_t seed = 0;
 };
 
@@ -78,6 +95,7 @@ struct PuctResult {
                                   // [0, 1], from the first determinisation
     int64_t nodes = 0;            // tree nodes made (all trees)
     int64_t evaluations = 0;      // network rows evaluated (all trees)
+    std::vector<double> improved_policy;  // gumbel: softmax(logit + sigma(q)) by action, else empty
 };
 
 // Search the decision pending at `position` for `seat`, which must be the acting seat of a
