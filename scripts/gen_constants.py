@@ -276,14 +276,14 @@ def _views(out: list[str], const: Any) -> None:
 
 def _playouts(out: list[str], const: Any) -> None:
     """The built-in policies' codes (``fort::Policy``, policy.h) and the playouts' limits."""
-    from fort_env.game import constants
     from fort_env.native import playout
+    from fort_env.native.policies import POLICIES
 
     out.append("")
-    out.append("// built-in policies by code (constants.POLICIES); playout limits (playout.py)")
-    for code, name in enumerate(constants.POLICIES):
+    out.append("// built-in policies by code (native/policies.py); playout limits (playout.py)")
+    for code, name in enumerate(POLICIES):
         const(f"POLICY_{_cname(name)}", code, name)
-    const("NUM_POLICIES", len(constants.POLICIES))
+    const("NUM_POLICIES", len(POLICIES))
     const("MAX_PLAYOUT_DECISIONS", playout.MAX_PLAYOUT_DECISIONS, "a guard, not a rule")
     const("MAX_PLAYOUT_THREADS", playout.MAX_PLAYOUT_THREADS, "threads of one batched call")
 

@@ -327,7 +327,7 @@ def test_the_builder_bot_plays_inside_cpp_as_the_ported_builder() -> None:
     training league's builders cost no Python (the scorer and opportunist likewise:
     tests/test_cpp_heuristics.py); a heuristic without a port stays external."""
     from agents.bots.heuristics import BuilderAgent, HeuristicAgent, ScorerAgent
-    from fort_env.game.constants import POLICIES
+    from fort_env.native.policies import POLICIES
 
     assert opponent_code(BuilderAgent()) == POLICIES.index("builder") == 1
     assert opponent_code(ScorerAgent()) == POLICIES.index("scorer")

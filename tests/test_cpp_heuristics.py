@@ -33,11 +33,12 @@ from agents.bots.heuristics import (
     ScorerAgent,
 )
 from fort_env import FortGame, FortState
-from fort_env.game.constants import MADE_UP_RULES, PERKS, POLICIES, RULE_INDEX
+from fort_env.game.constants import MADE_UP_RULES, PERKS, RULE_INDEX
 from fort_env.game.fields import C_SEED
 from fort_env.game.rng import EventRng
 from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState
+from fort_env.native.policies import POLICIES
 from fort_env.views.seat import SeatView
 
 pytestmark = pytest.mark.skipif(

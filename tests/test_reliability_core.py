@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame, FortState
-from fort_env.game.constants import POLICIES
 from fort_env.game.errors import StateError
 from fort_env.game.rng import EventRng
 from fort_env.game.rules import search
 from fort_env.native import backend as cpp_backend
 from fort_env.native import playout as P
 from fort_env.native.backend import CppFortState
+from fort_env.native.policies import POLICIES
 from fort_env.views import hidden
 from fort_env.views.hidden import (
     MAX_REDEALS,

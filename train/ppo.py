@@ -176,7 +176,7 @@ class SeatDraw:
             except ConfigError:
                 raise ConfigError(
                     f"league bot {spec!r}: the lean PPO (--algo ppo) plays league bots inside "
-                    "C++, and this is not a built-in policy (fort_env.game.constants.POLICIES); "
+                    "C++, and this is not a built-in policy (fort_env.native.policies.POLICIES); "
                     "use --algo maskable_ppo or drop it from the league"
                 ) from None
 

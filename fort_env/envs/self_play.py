@@ -4,7 +4,7 @@
 (``cpp/include/fort/envs/self_play.h`` is the spec). Each env holds one game; each seat of it
 is played by the learning policy (``LEARNER``), by another policy called from Python
 (``EXTERNAL``: a frozen snapshot), or by a built-in policy inside C++ (a code of
-``fort_env.game.constants.POLICIES``: ``random``, the heuristics). A step applies one action
+``fort_env.native.policies.POLICIES``: ``random``, the heuristics). A step applies one action
 per env for its seat to act, plays the built-in seats on to the next ``LEARNER`` or
 ``EXTERNAL`` decision and deals the next game when one ends (auto-reset). This is the
 multi-agent self-play of PufferLib's and OpenSpiel's AlphaZero loops: with every seat

@@ -115,7 +115,7 @@ def _rival_list(opponents: Opponent | Sequence[Opponent], rivals: int) -> list[O
 
 def opponent_code(opponent: Opponent) -> int:
     """How :class:`FortBatchVecEnv` plays ``opponent``: a built-in policy's code (it plays in
-    C++: ``None`` is ``"random"``, a name of ``fort_env.game.constants.POLICIES``, or an object
+    C++: ``None`` is ``"random"``, a name of ``fort_env.native.policies.POLICIES``, or an object
     whose ``cpp_policy`` attribute names one) or ``EXTERNAL`` (-1: Python calls it).
 
     Raises:

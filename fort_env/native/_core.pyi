@@ -220,7 +220,7 @@ MAX_REDEALS: Final[int]
 # ------------------------------------------------------------------- batch_bind.cc
 NUM_POLICIES: Final[int]
 """The built-in policies the core knows (fort::Policy codes 0 .. NUM_POLICIES - 1, named by
-fort_env.game.constants.POLICIES)."""
+fort_env.native.policies.POLICIES)."""
 EXTERNAL: Final = -1
 """A seat code of Batch: Python acts for the seat."""
 LEARNER: Final = -2

@@ -28,7 +28,7 @@ import numpy as np
 
 from fort_env.core import BACKENDS, STATE_CLASSES, FortGame, FortState
 from fort_env.game.cards import ADVANCE, ATOM, REPEAT, THEN, Effect, count_verb
-from fort_env.game.constants import MADE_UP_RULES, PERKS, POLICIES, SEED_LIMIT, ZONES
+from fort_env.game.constants import MADE_UP_RULES, PERKS, SEED_LIMIT, ZONES
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.errors import ConfigError, IllegalActionError
 from fort_env.game.facts import GameFacts
@@ -36,6 +36,7 @@ from fort_env.game.fields import C_DECISION
 from fort_env.game.inputs import as_action
 from fort_env.game.stages import NUM_STAGES
 from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS, StateArrays
+from fort_env.native.policies import POLICIES
 from fort_env.views.hidden import suit_class
 
 if TYPE_CHECKING:
@@ -549,7 +550,7 @@ STATE_CLASSES["cpp"] = CppFortState
 
 # --------------------------------------------------------------------------- built-in policies
 # Played inside C++ by the playouts (fort_env.native.playout) and by the batched vector env's
-# opponents (fort_env.envs.vector.FortBatchVecEnv: a name of constants.POLICIES, or an object
+# opponents (fort_env.envs.vector.FortBatchVecEnv: a name of native.policies.POLICIES, or an object
 # whose ``cpp_policy`` attribute names one).
 
 
@@ -558,7 +559,7 @@ def policy_code(name: str, policies: Sequence[str] = POLICIES) -> int:
     (``_core.playout``, ``_core.Batch.set_opponents``): its index in ``policies``.
 
     The one map from policy names to codes (:mod:`fort_env.native.playout` re-exports it).
-    ``policies`` is :data:`fort_env.game.constants.POLICIES`, the list the C++
+    ``policies`` is :data:`fort_env.native.policies.POLICIES`, the list the C++
     ``fort::Policy`` enum is generated from (:func:`available` refuses a core that knows
     another number of policies); the playouts pass their module's ``POLICIES``, the same
     tuple. Needs no compiled core: a Python playout names its policy by the same code.

@@ -44,12 +44,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from fort_env.core import FortGame, FortState
-from fort_env.game.constants import POLICIES, SEED_LIMIT
+from fort_env.game.constants import SEED_LIMIT
 from fort_env.game.errors import ConfigError, StateError
 from fort_env.game.inputs import SEED_RANGE, check_seed
 from fort_env.game.rng import EventRng
 from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState, policy_code
+from fort_env.native.policies import POLICIES
 from fort_env.views.hidden import NO_LEGAL_ACTION
 
 __all__ = [

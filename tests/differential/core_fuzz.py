@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 
 from fort_env import FortGame, FortState, StateError
-from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PERKS, POLICIES, ZONES
+from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PERKS, ZONES
 from fort_env.game.errors import ConfigError, FortError, IllegalActionError
 from fort_env.game.facts import config_card_set
 from fort_env.game.fields import C_PROGRAM_LENGTH
@@ -69,6 +69,7 @@ from fort_env.game.rng import EventRng
 from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIELDS, STATE_VERSION
 from fort_env.native import backend as cb
 from fort_env.native import playout as P
+from fort_env.native.policies import POLICIES
 from fort_env.views.hidden import resample_hidden_seeded
 from tests.differential.harness import CONFIGS, game
 

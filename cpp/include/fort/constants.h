@@ -343,7 +343,7 @@ inline constexpr int64_t NUM_PLAIN_SUITS = 6;
 inline constexpr int64_t RESAMPLE_EVENT = 0;
 inline constexpr int64_t HIDDEN_RIVAL_ZONES[5] = {2, 3, 10, 11, 6};
 
-// built-in policies by code (constants.POLICIES); playout limits (playout.py)
+// built-in policies by code (native/policies.py); playout limits (playout.py)
 inline constexpr int64_t POLICY_RANDOM = 0;  // random
 inline constexpr int64_t POLICY_BUILDER = 1;  // builder
 inline constexpr int64_t POLICY_SCORER = 2;  // scorer
