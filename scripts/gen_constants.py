@@ -395,6 +395,8 @@ def main() -> int:
             print(f"{path} is stale: run python scripts/gen_constants.py", file=sys.stderr)
         return 1 if stale else 0
     for path, text in files.items():
+        if path.exists() and path.read_text("utf-8") == text:
+            continue  # an unchanged header keeps its time stamp: no needless C++ rebuild
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}")
