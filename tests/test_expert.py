@@ -215,3 +215,20 @@ def test_the_command_reads_its_defaults_from_the_config() -> None:
     assert len(shared) >= 15
     for name in shared:
         assert params[name].default == getattr(EXPERT_DEFAULTS, name), name
+
+
+def test_gumbel_self_play_fits_the_improved_policy(model: Path, tmp_path: Path) -> None:
+    config = _config(model, gumbel=True, gumbel_actions=4, sims=8)
+    shard = tmp_path / "gumbel.npz"
+    info = expert.self_play(str(model), config, range(2), 3, shard)
+    data = expert.load_samples([shard])
+    assert info["samples"] == len(data) > 20
+    np.testing.assert_allclose(data.visits.sum(axis=1), 1.0, rtol=1e-5)
+    assert (data.visits[~data.mask] == 0).all()
+    # the improved policy puts weight on every legal action, visited or not (visits do not)
+    assert ((data.visits > 0) == data.mask).all()
+    assert np.isfinite(data.search_value).all() and (np.abs(data.search_value) <= 1).all()
+    report = expert.run(replace(config, rounds=1), tmp_path / "run", echo=lambda *_: None)
+    assert report["rounds"][0]["gate"]["games"] == 2
+    with pytest.raises(ValueError, match="gumbel_actions"):
+        replace(config, gumbel_actions=0).check()

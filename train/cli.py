@@ -338,6 +338,12 @@ def expert_command(
     fast_sims: Annotated[
         int, typer.Option(min=2, max=10**6, help="simulations of the other decisions' searches")
     ] = _EXPERT.fast_sims,
+    gumbel: Annotated[
+        bool, typer.Option(help="Gumbel root selection; its improved policy as the target")
+    ] = _EXPERT.gumbel,
+    gumbel_actions: Annotated[
+        int, typer.Option(min=1, max=256, help="with --gumbel: root actions considered")
+    ] = _EXPERT.gumbel_actions,
     q_mix: Annotated[
         float,
         typer.Option(
@@ -398,6 +404,8 @@ def expert_command(
         noise=noise,
         full_share=full_share,
         fast_sims=fast_sims,
+        gumbel=gumbel,
+        gumbel_actions=gumbel_actions,
         q_mix=q_mix,
         window=window,
         epochs=epochs,

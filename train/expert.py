@@ -124,16 +124,19 @@ def self_play(
 
     started = time.perf_counter()
     rng = np.random.default_rng(seed)
+    noise = 0.0 if config.gumbel else config.noise  # Gumbel's draws explore instead
     search = PUCTAgent(
         model, sims=config.sims, c=config.c, engine="core", batch=config.batch,
-        noise=config.noise, alpha=config.alpha, seed=int(rng.integers(SEED_LIMIT)),
+        noise=noise, alpha=config.alpha, seed=int(rng.integers(SEED_LIMIT)),
+        gumbel=config.gumbel, gumbel_actions=config.gumbel_actions,
     )  # fmt: skip
     described = read_description(model)
     n = int(described["game"]["num_players"])
     with_table = described["network"].get("critic") is not None
     fast = PUCTAgent(
         model, sims=config.fast_sims, c=config.c, engine="core", batch=config.batch,
-        noise=config.noise, alpha=config.alpha, seed=int(rng.integers(SEED_LIMIT)),
+        noise=noise, alpha=config.alpha, seed=int(rng.integers(SEED_LIMIT)),
+        gumbel=config.gumbel, gumbel_actions=config.gumbel_actions,
     )  # fmt: skip
     game = FortGame(n)
     obs: list[np.ndarray] = []
@@ -164,17 +167,24 @@ def self_play(
             counts = np.asarray(r["visits"], dtype=np.float64)
             if full:  # only full searches are samples (playout-cap randomisation)
                 target = np.zeros(game.num_distinct_actions, dtype=np.float32)
-                target[r["actions"]] = counts / counts.sum()
+                if config.gumbel:  # the paper's policy target: the improved policy
+                    target[r["actions"]] = np.asarray(r["improved_policy"], dtype=np.float32)
+                else:
+                    target[r["actions"]] = counts / counts.sum()
                 obs.append(state.observation_tensor(seat))
                 if with_table:
                     tables.append(state.table_observation_tensor(seat))
-                q = float(np.dot(counts, r["values"]) / counts.sum())  # [0, 1] for the seat
+                q = (  # [0, 1] for the seat; Gumbel may visit nothing (one action considered)
+                    float(np.dot(counts, r["values"]) / counts.sum())
+                    if counts.sum() > 0
+                    else float(r["root_value"])
+                )
                 search_value.append(2.0 * q - 1.0)
                 visits.append(target)
                 masks.append(state.legal_actions_mask().astype(bool))
                 seats.append(seat)
                 index.append(g)
-            if searched < config.explore:
+            if searched < config.explore and not config.gumbel:
                 action = int(rng.choice(r["actions"], p=counts / counts.sum()))
             else:
                 action = int(r["action"])
@@ -308,6 +318,8 @@ def gate(candidate: Path, best: Path, num_players: int, config: ExpertConfig) ->
         return {"games": 0, "accepted": True, "needed": needed}
     seed = int(np.random.default_rng([config.seed, 7]).integers(SEED_LIMIT))  # every round's
     settings = f"sims={config.gate_sims}:c={config.c}:batch={config.batch}"
+    if config.gumbel:
+        settings += f":gumbel=1:gumbel_actions={config.gumbel_actions}"
     specs = [f"puct:model={candidate}:{settings}"]
     specs += [f"puct:model={best}:{settings}"] * (num_players - 1)
     result = run_tournament(

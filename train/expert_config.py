@@ -43,6 +43,13 @@ class ExpertConfig:
     only played, so a round plays more games for the same time (1: every decision full)."""
     fast_sims: int = 16
     """Simulations of the cheap searches (``full_share < 1``), at least 2."""
+    gumbel: bool = False
+    """Gumbel root selection with Sequential Halving (``puct:gumbel=1``, Danihelka et al.
+    2022) in self-play and the gate: the policy target is the search's improved policy
+    (softmax of logits + sigma(completed q)) instead of the visit counts, every searched move
+    is the search's own (its Gumbel draws explore: ``explore`` and ``noise`` are not used)."""
+    gumbel_actions: int = 16
+    """With ``gumbel``: the root actions each search considers, in [1, 256]."""
     q_mix: float = 0.0
     """The value target: ``(1 - q_mix) * outcome + q_mix * search value``, the search value the
     root's visit-weighted mean value for the acting seat mapped to -1..1 (Leela Chess Zero's
@@ -80,6 +87,8 @@ class ExpertConfig:
             raise ValueError(f"fast_sims must be at least {MIN_SIMS}, got {self.fast_sims}")
         if not 0.0 < self.full_share <= 1.0:
             raise ValueError(f"full_share must be in (0, 1], got {self.full_share}")
+        if not 1 <= self.gumbel_actions <= 256:
+            raise ValueError(f"gumbel_actions must be in [1, 256], got {self.gumbel_actions}")
         if not 0.0 <= self.q_mix <= 1.0:
             raise ValueError(f"q_mix must be in [0, 1], got {self.q_mix}")
         if self.gate_games < 0 or self.explore < 0 or self.workers < 1:
