@@ -233,7 +233,7 @@ def run(config: ValueFitConfig, out: str | Path, log: Any = print) -> dict[str, 
         "config": asdict(config),
         "positions": {"train": len(obs), "holdout": len(h_obs)},
         **fitted,
-        "holdout_mse": {"before": before, "after": after, "constant_zero": 1.0},
+        "holdout_mse": {"before": before, "after": after},
         "seconds": {"play": round(played, 1), "fit": round(time.perf_counter() - t0 - played, 1)},
     }
     if not all(math.isfinite(v) for v in (before, after)):
