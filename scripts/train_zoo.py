@@ -3,6 +3,8 @@ how it was made in its JSON.
 
     python scripts/train_zoo.py --players 2 --minutes 60 --out runs/zoo-2p
     python scripts/train_zoo.py --players 4 --minutes 60 --out runs/zoo-4p --install
+    python scripts/train_zoo.py --players 2 --minutes 110 --out runs/zoo-2p-ft \
+        --init-from agents/zoo/ppo-2p.safetensors --install
 
 Trains ``fort-env train --preset full --algo ppo --num-players N --minutes M`` (the lean PPO),
 then plays the trained model against the heuristic on seeds drawn *after* training
@@ -11,8 +13,10 @@ games (at 2 players: 1 model vs 1 heuristic; at 3-4: 1 model vs N-1 heuristics, 
 counted), and against ``random``. ``--install`` copies the model into ``agents/zoo`` with a
 ``zoo`` entry in its JSON: the command, the config, the source commit (``git rev-parse
 HEAD``, and whether the tree was dirty), the layout fingerprint, and each result with its
-games, wins, Wilson 95% interval and seed. The tensor file is unchanged (its SHA-256 still
-matches the description).
+games, wins, Wilson 95% interval and seed. ``--init-from FILE`` fine-tunes a policy file (the
+previous zoo model, say: ``fort-env train --init-from``); the JSON then records the file it
+started from (``zoo.init_from``: its path, SHA-256 and, for a zoo model, how that was made).
+The tensor file is unchanged (its SHA-256 still matches the description).
 """
 
 from __future__ import annotations
@@ -72,12 +76,23 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--install", action="store_true", help="copy into agents/zoo")
     parser.add_argument("--skip-training", action="store_true", help="measure --out's model")
+    parser.add_argument("--init-from", type=Path, help="start from this policy file's weights")
     args = parser.parse_args()
     command = [
         "fort-env", "train", "--preset", "full", "--algo", "ppo",
         "--num-players", str(args.players), "--minutes", str(args.minutes),
         "--seed", str(args.seed), "--out", str(args.out), "--no-progress",
     ]  # fmt: skip
+    started_from = None
+    if args.init_from is not None:
+        command += ["--init-from", str(args.init_from)]
+        start = json.loads(args.init_from.with_suffix(".json").read_text())
+        started_from = {
+            "path": str(args.init_from),
+            "sha256": start["sha256"],
+            "timesteps": start.get("timesteps"),
+            "zoo": {k: start["zoo"][k] for k in ("command", "source") if k in start.get("zoo", {})},
+        }
     source = commit()
     if not args.skip_training:
         subprocess.run(command, check=True)
@@ -101,6 +116,8 @@ def main() -> None:
         "layout": layout_fingerprint(FortGame(args.players)),
         "results": results,
     }
+    if started_from is not None:
+        info["zoo"]["init_from"] = started_from
     ZOO_DIR.mkdir(exist_ok=True)
     shutil.copyfile(model, ZOO_DIR / f"{name}.safetensors")
     (ZOO_DIR / f"{name}.json").write_text(json.dumps(info, indent=1) + "\n")

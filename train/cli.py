@@ -40,6 +40,7 @@ def train(
     env_threads: int | None = None,
     torch_threads: int | None = None,
     critic: str | None = None,
+    init_from: Path | None = None,
 ) -> dict[str, Any]:
     """Train a self-play agent with a preset and write the run into ``out``.
 
@@ -58,6 +59,8 @@ def train(
         env_threads, torch_threads: threads stepping the games and running torch (0: from
             the machine's cores, ``train.selfplay.resolve_threads``).
         critic: ``obs`` or ``table`` (the lean PPO's critic: ``train.selfplay.Config.critic``).
+        init_from: a policy file whose weights start the lean PPO's network (fine-tuning:
+            ``train.selfplay.Config.init_from``); not with ``resume``.
         resume: continue the run saved in ``out`` (its ``config.json`` wins over the preset;
             ``timesteps`` and ``minutes`` still override it).
         overwrite: delete a previous run's outputs in ``out`` first.
@@ -83,6 +86,8 @@ def train(
 
     if resume and (num_players is not None or setup is not None):
         raise ValueError("--num-players and --setup cannot change a run being resumed")
+    if resume and init_from is not None:
+        raise ValueError("--init-from starts a new run; a resumed run continues its checkpoint")
     if out is not None:
         out_dir = Path(out)
     else:  # a fresh runs/PRESET/YYYYmmdd-HHMMSS per run; --resume: the newest one
@@ -104,6 +109,7 @@ def train(
         env_threads=env_threads,
         torch_threads=torch_threads,
         critic=critic,
+        init_from=None if init_from is None else str(init_from),
     )
     if resume:  # the saved config, checked (its specs may not ask for trust), with overrides
         path = out_dir / "config.json"
@@ -191,6 +197,14 @@ def train_command(
             "default: the preset's"
         ),
     ] = None,
+    init_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="--algo ppo: start the network from this policy file's weights (fine-tune, "
+            "e.g. agents/zoo/ppo-2p.safetensors; its players, setup and network must be the "
+            "run's)"
+        ),
+    ] = None,
     resume: Annotated[
         bool, typer.Option(help="continue the run in --out (default: the preset's newest run)")
     ] = False,
@@ -221,11 +235,11 @@ def train_command(
     or the Ray cluster at --ray-address; writes checkpoint/, progress.jsonl and summary.json.
     """
     if backend == "rllib":
-        local = (n_envs, setup, algo, device, env_threads, torch_threads)
+        local = (n_envs, setup, algo, device, env_threads, torch_threads, init_from)
         if resume or any(v is not None for v in local):
             typer.echo(
-                "error: --n-envs, --resume, --setup, --algo, --device, --env-threads and "
-                "--torch-threads apply to --backend sb3 only",
+                "error: --n-envs, --resume, --setup, --algo, --device, --env-threads, "
+                "--torch-threads and --init-from apply to --backend sb3 only",
                 err=True,
             )
             raise typer.Exit(1)
@@ -257,6 +271,11 @@ def train_command(
     if device is not None:
         with failures("--device"):
             resolve_device(device)
+    if init_from is not None and not resume:  # its description, before a run folder is made
+        from agents.learned.policy_file import read_description
+
+        with failures("--init-from"):
+            read_description(init_from)
 
     with failures():
         try:
@@ -264,6 +283,7 @@ def train_command(
                 preset, out, seed, timesteps, minutes, n_envs, resume, overwrite, progress,
                 num_players=num_players, setup=setup, algo=algo, device=device,
                 env_threads=env_threads, torch_threads=torch_threads, critic=critic,
+                init_from=init_from,
             )  # fmt: skip
         except RunFolderError as exc:  # a run folder's file: error: --resume: FILE: problem
             fail(exc, "--resume")

@@ -108,6 +108,12 @@ class Config:
     trained beside it on the same returns."""
     critic_arch: tuple[int, ...] = (256, 256)
     """Hidden layers of the whole-table critic (``critic="table"``)."""
+    init_from: str | None = None
+    """Lean PPO: a policy file (``NAME.safetensors``) whose weights start the network
+    (fine-tuning, e.g. a zoo model), loaded with every check of
+    ``agents.learned.policy_file.load_policy_file``; its table, ``net_arch`` and ``critic``
+    must be this run's (``train.checkpoints.load_initial_weights``). ``None``: fresh weights.
+    A resumed run starts from its checkpoint instead."""
     # rewards
     reward: str = "win_loss"
     """Final reward mode of ``fort_env.envs.aec`` (``win_loss``, ``rank`` or ``score_margin``)."""
@@ -290,6 +296,10 @@ def _check_field(name: str, value: Any, default: Any) -> Any:
     if name in ("sparse_input", "legal_logits"):
         if value is not None and not isinstance(value, bool):
             raise ValueError(f"must be null, true or false, got {describe(value)}")
+        return value
+    if name == "init_from":
+        if value is not None and not (isinstance(value, str) and 0 < len(value) <= 4096):
+            raise ValueError(f"must be null or a path, got {describe(value)}")
         return value
     if name == "time_budget_minutes":
         if value is not None and not (is_number(value) and value > 0):

@@ -52,7 +52,12 @@ from agents.learned.network import (
     active_features,
     sparse_observations,
 )
-from agents.learned.policy_file import load_checkpoint, save_checkpoint_files, save_policy
+from agents.learned.policy_file import (
+    load_checkpoint,
+    load_initial_weights,
+    save_checkpoint_files,
+    save_policy,
+)
 from fort_env.envs.self_play import EXTERNAL, LEARNER, SelfPlayBatch, seat_code
 from fort_env.game.errors import ConfigError
 from fort_env.views.observation import (
@@ -198,6 +203,32 @@ class SeatDraw:
         return codes, who
 
 
+def build_network(config: Config, init: bool = True) -> ActorCritic:
+    """A fresh network of the configured shape (``net_arch``; the whole-table critic with
+    ``critic="table"``) on the CPU, started from ``config.init_from``'s weights when set and
+    ``init`` (a resumed run loads its checkpoint instead).
+
+    Raises:
+        ModelFileError: ``init_from`` names a file that cannot start this network
+            (``agents.learned.policy_file.load_initial_weights``).
+    """
+    from fort_env import FortGame
+
+    game = FortGame(num_players=config.num_players, setup=config.setup)
+    net = ActorCritic(
+        game.observation_size,
+        game.num_distinct_actions,
+        config.net_arch,
+        critic=config.critic_arch if config.critic == "table" else (),
+        table_size=table_observation_size(config.num_players, game),
+    )
+    if init and config.init_from is not None:
+        load_initial_weights(
+            net, config.init_from, num_players=config.num_players, setup=config.setup
+        )
+    return net
+
+
 class LeanPPO:
     """The learner's state: the network, Adam, the self-play batch and the rollout storage
     (module docstring). :func:`learn` drives it; tests and ``fort-env bench --train`` use it
@@ -218,6 +249,8 @@ class LeanPPO:
             legal actions only (:func:`legal_actions`): the same results within float
             rounding, faster on a CPU. ``None``: ``config.legal_logits`` where the config has
             such a field and it is not ``None``, else on a CPU only.
+        init_weights: start the network from ``config.init_from`` when set
+            (:func:`build_network`); false when a checkpoint will be loaded over it.
     """
 
     def __init__(
@@ -228,6 +261,7 @@ class LeanPPO:
         env_threads: int = 1,
         sparse_input: bool | None = None,
         legal_logits: bool | None = None,
+        init_weights: bool = True,
     ) -> None:
         self.config = config
         self.device = torch.device(device)
@@ -263,14 +297,7 @@ class LeanPPO:
         self.table = config.critic == "table"
         layout = observation_layout(n, probe.game)
         self._private = torch.from_numpy(table_private_columns(layout)).to(self.device)
-        table_size = table_observation_size(n, probe.game)
-        self.net = ActorCritic(
-            d,
-            na,
-            config.net_arch,
-            critic=config.critic_arch if self.table else (),
-            table_size=table_size,
-        ).to(self.device)
+        self.net = build_network(config, init_weights).to(self.device)
         # _rotation[p]: the seats of p's table observation, p first, then in turn order
         seats = torch.arange(n, device=self.device)
         self._rotation = (seats[None, :] + seats[:, None]) % n
@@ -291,7 +318,9 @@ class LeanPPO:
         self.values = torch.zeros((steps, num_envs), dtype=torch.float32, device=dev)
         # critic="table": each sample's table observation; the value head's own estimates
         self.tables = torch.zeros(
-            (steps, num_envs, table_size) if self.table else (0,), dtype=torch.float32, device=dev
+            (steps, num_envs, self.net.table_size) if self.table else (0,),
+            dtype=torch.float32,
+            device=dev,
         )
         self.actor = torch.zeros((steps, num_envs), dtype=torch.int64, device=dev)
         self.learn_mask = torch.zeros((steps, num_envs), dtype=torch.bool, device=dev)
@@ -511,7 +540,7 @@ def learn(
     if device is None:
         device = learner_device(config)
     env_threads, torch_threads = resolve_threads(config)
-    ppo = LeanPPO(config, league, device, env_threads)
+    ppo = LeanPPO(config, league, device, env_threads, init_weights=not resume)
     checkpoint = out / "checkpoints" / "latest"
     if resume:
         info = load_checkpoint(ppo.net, ppo.optimizer, checkpoint.with_suffix(".safetensors"))

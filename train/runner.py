@@ -24,6 +24,7 @@ import torch
 
 from agents.arena.tournament import format_table
 from agents.learned.policy_file import save_policy
+from fort_env.game.errors import ConfigError
 from fort_env.game.files import write_text
 from train import maskable_ppo
 from train import ppo as lean_ppo
@@ -62,8 +63,15 @@ def run(
         FileExistsError: ``out`` already holds a model and ``resume`` is false.
         RunFolderError: ``resume`` and a corrupt ``checkpoints/state.json``
             (:func:`train.checkpoints.load_state`).
+        ConfigError: ``config.init_from`` with ``algo="maskable_ppo"``.
+        ModelFileError: ``config.init_from`` names a file that cannot start the network
+            (``train.ppo.build_network``), before anything is written.
     """
     out = Path(out).resolve()
+    if config.init_from is not None and not resume:  # one error before a run folder is made
+        if config.algo != "ppo":
+            raise ConfigError("init_from (--init-from) starts the lean PPO only (--algo ppo)")
+        lean_ppo.build_network(config)
     if not resume and (out / "checkpoints").exists():
         raise FileExistsError(
             f"{out} already holds a run: continue it with --resume, replace it with "

@@ -2,7 +2,9 @@
 
 :func:`save_checkpoint_files` adds ``NAME.optimizer.safetensors`` (Adam's moments; the param
 groups and the file's hash in the description) to a saved policy; :func:`load_checkpoint` and
-:func:`load_into_model` load both back into a freshly built learner. Nothing is unpickled.
+:func:`load_into_model` load both back into a freshly built learner, and
+:func:`load_initial_weights` starts a new run's network from a policy file (fine-tuning).
+Nothing is unpickled.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from agents.learned.policy_io import load_policy_file, save_policy
 from agents.learned.tensor_file import _regular_size, _sha256, _write_tensors
 from fort_env.game.files import write_text
 
-__all__ = ["load_checkpoint", "load_into_model", "save_checkpoint_files"]
+__all__ = ["load_checkpoint", "load_initial_weights", "load_into_model", "save_checkpoint_files"]
 
 
 def _optimizer_tensors(optimizer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -158,4 +160,50 @@ def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str,
             optimizer.load_state_dict({"state": state, "param_groups": groups})
         except (SafetensorError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
             raise _bad(opt_path, f"does not fit the optimizer: {_short(exc)}") from None
+    return info
+
+
+def load_initial_weights(
+    network: Any, path: str | Path, *, num_players: int, setup: str
+) -> dict[str, Any]:
+    """Start ``network`` (a fresh ``ActorCritic`` of the lean PPO) from the weights of the
+    policy file ``path``: fine-tuning, e.g. from a zoo model. The file is loaded with every
+    check of :func:`~agents.learned.policy_io.load_policy_file` (nothing is unpickled); the
+    optimizer starts fresh. A whole-table critic the file lacks starts fresh (a zoo model has
+    none); every other tensor comes from the file.
+
+    Returns:
+        The file's description.
+
+    Raises:
+        ModelFileError: a missing, corrupt or mismatched file; a policy saved for another
+            table (player count, setup) or of another shape (trunk, activation, critic), or
+            an SB3 policy (names the file and the difference).
+    """
+    policy, info = load_policy_file(path)
+    description = policy_paths(path)[1]
+    game = info["game"]
+    if (game["num_players"], game["setup"]) != (num_players, setup):
+        raise _bad(
+            description,
+            f"a policy for the {game['num_players']}-player {game['setup']} game cannot start "
+            f"a run of the {num_players}-player {setup} game",
+        )
+    mine, theirs = describe_policy(network), dict(info["network"])
+    if theirs.get("policy") != mine.get("policy"):
+        raise _bad(
+            description,
+            f"a {theirs.get('policy')} network cannot start the lean PPO's {mine.get('policy')}",
+        )
+    if "critic" in mine and "critic" not in theirs:  # a fresh critic beside the loaded actor
+        mine = {k: v for k, v in mine.items() if k != "critic"}
+    if mine != theirs:
+        raise _bad(
+            description,
+            f"its network {theirs} is not the configured one {mine} (train with the "
+            "preset whose net_arch and critic it was saved with)",
+        )
+    state = policy.state_dict()
+    missing, unexpected = network.load_state_dict(state, strict=False)
+    assert not unexpected and all(k.startswith("critic") for k in missing), (missing, unexpected)
     return info

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 from agents.learned.policy_checkpoint import (
     load_checkpoint,
+    load_initial_weights,
     load_into_model,
     save_checkpoint_files,
 )
@@ -120,6 +121,7 @@ __all__ = [
     "is_sb3_zip",
     "layout_fingerprint",
     "load_checkpoint",
+    "load_initial_weights",
     "load_into_model",
     "load_policy_file",
     "load_sb3_zip",
