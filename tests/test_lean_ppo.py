@@ -32,7 +32,8 @@ from agents.arena.tournament import run_tournament  # noqa: E402
 from agents.learned.network import ActorCritic  # noqa: E402
 from agents.learned.policy_file import load_policy_file, read_description  # noqa: E402
 from fort_env.game.errors import ConfigError  # noqa: E402
-from train.ppo import LeanPPO, SeatDraw, seat_advantages  # noqa: E402
+from train.ppo import LeanPPO, SeatDraw  # noqa: E402
+from train.ppo_ops import seat_advantages  # noqa: E402
 from train.selfplay import League, learner_device, make_config, resolve_device, run  # noqa: E402
 
 

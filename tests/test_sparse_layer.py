@@ -8,7 +8,7 @@
   rows (features out of order, padding in between, padding entries with non-zero indices);
 - an ``ActorCritic`` gives the same logits, values and parameter gradients from the sparse
   and the dense observations, and its tensors (the policy file's) are the same either way;
-- ``train.ppo.legal_actions``: the log-softmax over a sample's legal actions' logits equals
+- ``train.ppo_ops.legal_actions``: the log-softmax over a sample's legal actions' logits equals
   the masked log-softmax over all of them (log-probabilities and entropy);
 - the lean PPO's update (``train.ppo.LeanPPO``) gives the same losses and weights within 1e-5
   with ``sparse_input`` and ``legal_logits`` on and off.
@@ -190,7 +190,7 @@ def test_sparse_linear_on_cuda() -> None:
 
 
 def test_legal_actions_give_the_masked_log_softmax() -> None:
-    from train.ppo import MASKED_LOGIT, legal_actions, masked_logits
+    from train.ppo_ops import MASKED_LOGIT, legal_actions, masked_logits
 
     g = torch.Generator().manual_seed(4)
     mask = torch.rand(50, 676, generator=g) < 0.01
@@ -210,7 +210,9 @@ def test_legal_actions_give_the_masked_log_softmax() -> None:
 
 def test_lean_ppo_update_is_the_same_sparse_or_dense() -> None:
     """One update (two epochs) from the same rollout and state with the sparse first layer
-    and the legal-only log-softmax on and off: the same losses and weights within 1e-5."""
+    (the active features C++ wrote) and the legal-only log-softmax on and off: the same losses
+    and weights within 1e-5. The dense update reads the rollout's observations rebuilt from
+    those features."""
     pytest.importorskip("stable_baselines3")
     from fort_env.native import backend as cpp_backend
 
@@ -224,6 +226,10 @@ def test_lean_ppo_update_is_the_same_sparse_or_dense() -> None:
     assert ppo.sparse_input and ppo.legal_logits  # the CPU's defaults
     ppo.reset(0)
     adv = ppo.collect()
+    steps, envs, _ = ppo.features.shape
+    dense = torch.zeros((steps, envs, ppo.env.observation_size))
+    dense.scatter_add_(2, ppo.features.long(), ppo.feature_values)  # padding adds 0 at 0
+    assert int((dense != 0).sum(2).max()) == ppo._widest  # the rollout's widest row
     start = copy.deepcopy(ppo.net.state_dict()), ppo.generator.get_state()
     results = {}
     for sparse, legal in [(False, False), (True, False), (False, True), (True, True)]:
@@ -231,6 +237,7 @@ def test_lean_ppo_update_is_the_same_sparse_or_dense() -> None:
         ppo.optimizer = torch.optim.Adam(ppo.net.parameters(), lr=1e-3, eps=1e-5)
         ppo.generator.set_state(start[1])
         ppo.sparse_input, ppo.legal_logits = sparse, legal
+        ppo.obs = torch.zeros((0,)) if sparse else dense
         stats = ppo.update(adv, 1e-3)
         results[sparse, legal] = stats, copy.deepcopy(ppo.net.state_dict())
     dense_stats, dense_net = results[False, False]

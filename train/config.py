@@ -151,7 +151,7 @@ class Config:
     ``None``: on a CPU, off on a GPU, where it measured slower (docs/performance.md)."""
     legal_logits: bool | None = None
     """``algo="ppo"``: the update's log-softmax and entropy over each sample's legal actions
-    only (``train.ppo.legal_actions``); ``None``: on a CPU, off on a GPU."""
+    only (``train.ppo_ops.legal_actions``); ``None``: on a CPU, off on a GPU."""
 
 
 PRESETS: dict[str, Config] = {

@@ -12,20 +12,22 @@ Fort's own:
    inside C++, frozen snapshots from Python, one batched forward pass per snapshot and step,
    on the training device), else to the learner too.
 2. **Returns per seat.** The steps of one env interleave its seats' decisions, so GAE runs
-   per (env, seat) stream (:func:`seat_advantages`): a sample's reward is the sum of that seat's
-   rewards from its decision to its next one (the self-play batch's per-seat rewards, which
-   telescope to the single-agent env's), its next value the value at that next decision, and
-   a game's end closes every seat's stream. At the end of a rollout, a seat still waiting for
-   its next decision bootstraps from the value of its own view of the current position.
+   per (env, seat) stream (``train.ppo_ops.seat_advantages``): a sample's reward is the sum
+   of that seat's rewards from its decision to its next one (the self-play batch's per-seat
+   rewards, which telescope to the single-agent env's), its next value the value at that next
+   decision, and a game's end closes every seat's stream. At the end of a rollout, a seat
+   still waiting for its next decision bootstraps from the value of its own view of the
+   current position.
 3. **The hardware.** Observations and masks are written by C++ into preallocated buffers
    (pinned when the device is CUDA), copied once per step to the device; sampling (Gumbel-max
    over the masked logits), advantages and the update never leave the device. The network is
-   ``agents.learned.network.ActorCritic`` (a shared trunk). On the CPU the update reads the
-   observations as their active features (``sparse_input``): the trunk's first layer, the
-   update's largest cost when dense, then costs its ~50 active features of 1,482 instead of
-   all of them, and the loss's log-softmax and entropy run over each sample's legal actions
-   (``legal_logits``; 4 on average of 676) instead of every action (docs/performance.md,
-   "A sparse first layer").
+   ``agents.learned.network.ActorCritic`` (a shared trunk). On the CPU the network reads the
+   observations as their active features (``sparse_input``), as C++ writes them beside the
+   dense rows (``SelfPlayBatch(features=True)``; the rollout keeps only them): the trunk's
+   first layer, the update's largest cost when dense, then costs its ~70 active features of
+   1,482 instead of all of them, and the loss's log-softmax and entropy run over each
+   sample's legal actions (``legal_logits``; 4 on average of 676) instead of every action
+   (docs/performance.md, "A sparse first layer").
 
 Timesteps count the learner's samples (decisions of ``LEARNER`` seats), as MaskablePPO's count
 the learner's decisions. Checkpoints (``checkpoints/latest.*``: the network, Adam's moments,
@@ -49,7 +51,7 @@ from torch.nn import functional as F
 from agents.learned.network import (
     ActorCritic,
     Observations,
-    active_features,
+    PaddedFeatures,
     sparse_observations,
 )
 from agents.learned.policy_file import (
@@ -70,95 +72,17 @@ from train.config import Config
 from train.device import learner_device, resolve_threads
 from train.evaluation import evaluation_due, periodic_evaluation
 from train.league import League, opponent_kind
+from train.ppo_ops import (
+    MASKED_LOGIT,
+    legal_actions,
+    masked_logits,
+    sample_actions,
+    seat_advantages,
+)
 from train.progress import ProgressCallback
 from train.threads import ThreadTuner
 
-__all__ = ["LeanPPO", "learn", "legal_actions", "masked_logits", "seat_advantages"]
-
-MASKED_LOGIT = -1e8
-"""The logit an illegal action gets: finite, so that 0 * log p stays 0 in the entropy."""
-
-
-def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``logits`` with the illegal actions (``mask`` False) at :data:`MASKED_LOGIT`."""
-    return logits.masked_fill(~mask, MASKED_LOGIT)
-
-
-def legal_actions(
-    mask: torch.Tensor, actions: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Each row's legal actions, padded to the most of a row: ``(legal, padding, position)``,
-    ``legal`` int64 ``(K, L)`` (a row's legal actions in increasing order, then padding),
-    ``padding`` bool ``(K, L)`` (True: not an action), and ``position`` int64 ``(K,)``: where
-    ``actions`` (each legal in its row) stands in its row of ``legal``.
-
-    ``log_softmax(logits.gather(1, legal).masked_fill(padding, MASKED_LOGIT))`` is then the
-    masked log-softmax at the legal actions (the others' probabilities are exactly 0)."""
-    legal, flags = active_features(mask.to(torch.float32))
-    padding = flags == 0
-    position = ((legal == actions[:, None]) & ~padding).to(torch.float32).argmax(dim=1)
-    return legal, padding, position
-
-
-def sample_actions(
-    logits: torch.Tensor, generator: torch.Generator | None, deterministic: bool = False
-) -> torch.Tensor:
-    """One action per row of masked ``logits`` ``(K, N)``: the argmax, or a draw by the
-    Gumbel-max trick (exact, no distribution object, stays on the device)."""
-    if deterministic:
-        return logits.argmax(dim=1)
-    u = torch.rand(logits.shape, device=logits.device, generator=generator)
-    return (logits - torch.log(-torch.log(u.clamp_(min=1e-20)))).argmax(dim=1)
-
-
-def seat_advantages(
-    rewards: torch.Tensor,
-    done: torch.Tensor,
-    actor: torch.Tensor,
-    values: torch.Tensor,
-    bootstrap: torch.Tensor,
-    gamma: float,
-    gae_lambda: float,
-) -> torch.Tensor:
-    """GAE per (env, seat) stream of an interleaved rollout.
-
-    Args:
-        rewards: float32 ``(T, B, n)``: each seat's reward over step t's transition.
-        done: bool ``(T, B)``: a game ended during step t (step t's action or later in it).
-        actor: int64 ``(T, B)``: the seat whose action step t applied.
-        values: float32 ``(T, B)``: the value estimate of step t's decision (its actor's).
-        bootstrap: float32 ``(B, n)``: each seat's value at the position after the last step
-            (for a seat whose next decision is beyond the rollout).
-        gamma, gae_lambda: per decision of the seat, as in single-agent GAE.
-
-    Returns:
-        float32 ``(T, B)``: the advantage of each step's decision for its actor. Sample (t, b)
-        gets ``delta = R + gamma * V' * (1 - d) - V`` and ``A = delta + gamma * lambda *
-        (1 - d) * A'``, where R sums its seat's rewards from step t to the step before its
-        next decision, V' and A' are that decision's, and d says the game ended before it.
-    """
-    steps, num_envs, _ = rewards.shape
-    rows = torch.arange(num_envs, device=rewards.device)
-    next_value = bootstrap.clone()
-    next_adv = torch.zeros_like(bootstrap)
-    live = torch.ones_like(bootstrap)  # 0: the seat's stream ended (game over) after this
-    acc = torch.zeros_like(bootstrap)  # rewards since the decision being closed
-    advantages = torch.zeros_like(values)
-    for t in range(steps - 1, -1, -1):
-        ended = done[t].unsqueeze(1)
-        acc = torch.where(ended, rewards[t], acc + rewards[t])
-        live = torch.where(ended, torch.zeros_like(live), live)
-        a = actor[t]
-        v = values[t]
-        seat_live = live[rows, a]
-        delta = acc[rows, a] + gamma * next_value[rows, a] * seat_live - v
-        adv = delta + gamma * gae_lambda * seat_live * next_adv[rows, a]
-        advantages[t] = adv
-        next_value[rows, a] = v
-        next_adv[rows, a] = adv
-        acc[rows, a] = 0.0
-        live[rows, a] = 1.0
-    return advantages
+__all__ = ["LeanPPO", "SeatDraw", "build_network", "learn"]
 
 
 class SeatDraw:
@@ -274,7 +198,9 @@ class LeanPPO:
         self.league = league
         pinned = self.device.type == "cuda"
         num_envs, steps = config.n_envs, config.n_steps
-        probe = SelfPlayBatch(1, num_players=config.num_players, setup=config.setup)
+        probe = SelfPlayBatch(
+            1, num_players=config.num_players, setup=config.setup, features=self.sparse_input
+        )
         n, d, na = probe.num_players, probe.observation_size, probe.num_actions
         buffers = None
         if pinned:  # C++ writes straight into page-locked memory: one async copy per step
@@ -293,6 +219,7 @@ class LeanPPO:
             shaping=config.shaping,
             threads=env_threads,
             buffers=buffers,
+            features=self.sparse_input,  # C++ writes each observation's active features too
         )
         self.table = config.critic == "table"
         layout = observation_layout(n, probe.game)
@@ -311,7 +238,15 @@ class LeanPPO:
         self.timesteps = 0
         self.results: dict[str, deque[float]] = defaultdict(lambda: deque(maxlen=config.log_window))
         dev = self.device
-        self.obs = torch.zeros((steps, num_envs, d), dtype=torch.float32, device=dev)
+        # the observations: dense, or (sparse_input) their active features as C++ wrote them,
+        # padded to the env's width; _widest: the most of a row in this rollout
+        width = self.env.feature_width if self.sparse_input else 0
+        self.obs = torch.zeros(
+            (0,) if self.sparse_input else (steps, num_envs, d), dtype=torch.float32, device=dev
+        )
+        self.features = torch.zeros((steps, num_envs, width), dtype=torch.int32, device=dev)
+        self.feature_values = torch.zeros((steps, num_envs, width), dtype=torch.float32, device=dev)
+        self._widest = 0
         self.mask = torch.zeros((steps, num_envs, na), dtype=torch.bool, device=dev)
         self.actions = torch.zeros((steps, num_envs), dtype=torch.int64, device=dev)
         self.logp = torch.zeros((steps, num_envs), dtype=torch.float32, device=dev)
@@ -370,8 +305,10 @@ class LeanPPO:
         ``(T, B)`` (GAE per seat stream). Counts the learner's samples in ``timesteps``."""
         env, cfg = self.env, self.config
         rows = np.arange(env.num_envs)
+        self._widest = 0
         for t in range(cfg.n_steps):
-            obs, mask = self._to_device("obs"), self._to_device("mask")
+            mask = self._to_device("mask")
+            obs = self._observations(t)
             actor = env.actor.astype(np.int64)
             codes = env.codes.copy()
             learner = codes[rows, actor] == LEARNER
@@ -388,9 +325,15 @@ class LeanPPO:
                     idx = [i for i in np.flatnonzero(~learner) if self.who_now[i][actor[i]] == spec]
                     net, deterministic = self._snapshot(spec)
                     sel = torch.as_tensor(idx, device=self.device)
-                    snap_logits = masked_logits(net.action_logits(obs[sel]), mask[sel])
+                    snap_obs = (
+                        PaddedFeatures(obs.indices[sel], obs.values[sel])
+                        if isinstance(obs, PaddedFeatures)
+                        else obs[sel]
+                    )
+                    snap_logits = masked_logits(net.action_logits(snap_obs), mask[sel])
                     actions[sel] = sample_actions(snap_logits, self.generator, deterministic)
-            self.obs[t] = obs
+            if isinstance(obs, torch.Tensor):  # (sparse: stored by _observations)
+                self.obs[t] = obs
             self.mask[t] = mask
             self.actions[t] = actions
             self.logp[t] = F.log_softmax(logits, dim=1).gather(1, actions[:, None])[:, 0]
@@ -415,6 +358,19 @@ class LeanPPO:
         return seat_advantages(
             self.rewards, self.done, self.actor, self.values, bootstrap, cfg.gamma, cfg.gae_lambda
         )
+
+    def _observations(self, t: int) -> Observations:
+        """The observations of step ``t`` on the device: dense ``(B, D)``, or with
+        ``sparse_input`` the active features C++ wrote (stored whole for the update, read up
+        to the step's widest row)."""
+        if not self.sparse_input:
+            return self._to_device("obs")
+        env = self.env
+        self.features[t] = torch.from_numpy(env.features)
+        self.feature_values[t] = torch.from_numpy(env.feature_values)
+        widest = int(env.feature_counts.max())
+        self._widest = max(self._widest, widest)
+        return PaddedFeatures(self.features[t, :, :widest], self.feature_values[t, :, :widest])
 
     def _everyone(self) -> torch.Tensor:
         """Every seat's observation of every env's position, ``(B, n, D)`` on the device."""
@@ -453,16 +409,22 @@ class LeanPPO:
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate
         keep = self.learn_mask.reshape(-1)
-        obs = self.obs.reshape(-1, self.obs.shape[-1])[keep]
         mask = self.mask.reshape(-1, self.mask.shape[-1])[keep]
         actions = self.actions.reshape(-1)[keep]
         old_logp = self.logp.reshape(-1)[keep]
         adv = advantages.reshape(-1)[keep]
         returns = adv + self.values.reshape(-1)[keep]
         tables = self.tables.reshape(-1, self.tables.shape[-1])[keep] if self.table else None
-        count, size = int(obs.shape[0]), int(obs.shape[1])
-        # sparse: each sample's active features, padded to the rollout's widest, found once
-        features = active_features(obs) if self.sparse_input else None
+        count, size = int(actions.shape[0]), self.env.observation_size
+        obs, features = self.obs, None
+        if self.sparse_input:  # the samples' active features (C++'s), to the rollout's widest
+            w = self._widest
+            features = (
+                self.features[:, :, :w].reshape(-1, w)[keep].long(),
+                self.feature_values[:, :, :w].reshape(-1, w)[keep],
+            )
+        else:
+            obs = self.obs.reshape(-1, size)[keep]
         legal = legal_actions(mask, actions) if self.legal_logits else None
         stats: dict[str, float] = {}
         for _ in range(cfg.n_epochs):

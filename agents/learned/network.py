@@ -31,6 +31,10 @@ tensors and policy file are the same whichever input it is given, and
 :meth:`ActorCritic.forward` takes either (equal within 1e-5, gradients too:
 ``tests/test_sparse_layer.py``). ``train.ppo``'s update uses it on a CPU (docs/performance.md,
 "A sparse first layer": about 3x faster than the dense layer there, slower on a GPU).
+:class:`PaddedFeatures` is the same input as the batched envs write it (C++ finds each row's
+active entries as it writes the observation: ``SelfPlayBatch(features=True)``): the forward
+pass reads it with one ``embedding_bag`` over the first layer's transposed weight, kept
+between calls while the weight is unchanged (for acting: no gradient to the values).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ __all__ = [
     "KIND",
     "ActorCritic",
     "Observations",
+    "PaddedFeatures",
     "SparseObservations",
     "active_features",
     "actor_critic_shapes",
@@ -130,8 +135,21 @@ class SparseObservations(NamedTuple):
         return out.index_put_((rows, self.columns), self.values, accumulate=True)
 
 
-Observations = torch.Tensor | SparseObservations
-"""What the trunk reads: dense ``(K, D)`` observations or :class:`SparseObservations`."""
+class PaddedFeatures(NamedTuple):
+    """K observations by their active features padded to one width W: row k's non-zero
+    entries are ``values[k, j]`` at feature ``indices[k, j]``; an entry whose value is 0 is
+    padding, whatever its index (the form of :func:`active_features`, and of the batched envs'
+    ``features``/``feature_values`` buffers)."""
+
+    indices: torch.Tensor
+    """int32 or int64 ``(K, W)``."""
+    values: torch.Tensor
+    """``(K, W)``, the first layer's dtype."""
+
+
+Observations = torch.Tensor | SparseObservations | PaddedFeatures
+"""What the trunk reads: dense ``(K, D)`` observations, :class:`SparseObservations` or
+:class:`PaddedFeatures`."""
 
 
 def active_features(
@@ -322,7 +340,31 @@ class ActorCritic(nn.Module):
             first = self.trunk[0]
             assert isinstance(first, nn.Linear)
             return self.trunk[1:](sparse_linear(obs, first.weight, first.bias))
+        if isinstance(obs, PaddedFeatures):
+            first = self.trunk[0]
+            assert isinstance(first, nn.Linear)
+            summed = F.embedding_bag(
+                obs.indices, self._first_weight_t(), per_sample_weights=obs.values, mode="sum"
+            )
+            return self.trunk[1:](summed + first.bias)
         return self.trunk(obs)
+
+    def _first_weight_t(self) -> torch.Tensor:
+        """The first layer's weight transposed, ``(D, width)`` contiguous: what
+        ``embedding_bag`` sums rows of. Outside autograd it is kept until the weight changes
+        (its version counter: an optimizer step or ``load_state_dict`` bumps it), so acting
+        transposes it once per update, not once per step."""
+        first = self.trunk[0]
+        assert isinstance(first, nn.Linear)
+        weight = first.weight
+        if torch.is_grad_enabled() and weight.requires_grad:
+            return weight.t().contiguous()
+        key = (weight._version, weight.data_ptr(), weight.device)
+        cached = getattr(self, "_first_t", None)
+        if cached is None or cached[0] != key:
+            cached = (key, weight.detach().t().contiguous())
+            self._first_t = cached
+        return cached[1]
 
     def action_logits(self, obs: Observations) -> torch.Tensor:
         """The policy head's logits, ``(K, N)``."""

@@ -179,6 +179,18 @@ void each_buffer(const fort::SelfPlay& sp, fort::SelfPlayOut& o, Fn&& field) {
     field("end_scores", o.end_scores, {B, fort::MAX_PLAYERS, fort::SCORE_FIELDS});
 }
 
+// The optional buffers of the observation's active features (env_batch.h EnvOut): all three
+// or none.
+template <typename Env, typename Fn>
+void each_feature_buffer(const Env& env, fort::EnvOut& o, Fn&& field) {
+    const py::ssize_t B = env.num_envs(), W = env.feature_width();
+    field("features", o.features, {B, W});
+    field("feature_values", o.feature_values, {B, W});
+    field("feature_counts", o.feature_counts, {B});
+}
+
+constexpr const char* FEATURE_BUFFERS[] = {"features", "feature_values", "feature_counts"};
+
 // The element type T of an Out member T*.
 template <typename Ptr>
 using element_of = std::remove_pointer_t<std::remove_reference_t<Ptr>>;
@@ -190,20 +202,27 @@ Buffers<Out> buffers(const Env& env, const py::handle& out, const char* cls) {
                              ".buffers()), got " + py::str(py::type::of(out)).cast<std::string>());
     const auto d = py::reinterpret_borrow<py::dict>(out);
     Buffers<Out> bs;
-    each_buffer(env, bs.out, [&](const char* name, auto& ptr, std::vector<py::ssize_t> shape) {
+    const auto checked = [&](const char* name, auto& ptr, std::vector<py::ssize_t> shape) {
         ptr = buffer<element_of<decltype(ptr)>>(bs.keep, d, name, shape);
-    });
+    };
+    each_buffer(env, bs.out, checked);
+    bool features = false;  // any of the three asks for all three
+    for (const char* name : FEATURE_BUFFERS)
+        features = features || PyDict_GetItemString(d.ptr(), name) != nullptr;
+    if (features) each_feature_buffer(env, bs.out, checked);
     return bs;
 }
 
 template <typename Out, typename Env>
-py::dict new_buffers(const Env& env) {
+py::dict new_buffers(const Env& env, bool features) {
     const py::object zeros = py::module_::import("numpy").attr("zeros");
     py::dict d;
     Out unused;
-    each_buffer(env, unused, [&](const char* name, auto& ptr, std::vector<py::ssize_t> shape) {
+    const auto fresh = [&](const char* name, auto& ptr, std::vector<py::ssize_t> shape) {
         d[name] = zeros(py::tuple(py::cast(shape)), py::dtype::of<element_of<decltype(ptr)>>());
-    });
+    };
+    each_buffer(env, unused, fresh);
+    if (features) each_feature_buffer(env, unused, fresh);
     return d;
 }
 
@@ -235,7 +254,10 @@ void def_env(py::class_<Env>& cls, const char* name, const EnvDocs& docs) {
         .def_property_readonly("observation_size", &Env::observation_size)
         .def_property_readonly("num_actions", &Env::num_actions)
         .def_property_readonly("threads", &Env::threads)
-        .def("buffers", &new_buffers<Out, Env>, docs.buffers)
+        .def_property_readonly("feature_width", &Env::feature_width,
+                               "W of the feature buffers: the most active entries an "
+                               "observation can have (views/observation.h max_active_features).")
+        .def("buffers", &new_buffers<Out, Env>, py::arg("features") = false, docs.buffers)
         .def(
             "reset",
             [name](Env& env, const py::handle& env_ids, const py::handle& seeds,
@@ -325,7 +347,9 @@ messages).)doc");
             "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
             "actor int8 (B,), seat int8 (B,), game_seed int64 (B,), reward float32 (B,), "
             "done bool (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 "
-            "(B, 3), end_scores int32 (B, 4, 6) (batch.h BatchOut).",
+            "(B, 3), end_scores int32 (B, 4, 6) (batch.h BatchOut); with features=True also "
+            "features int32 (B, W), feature_values float32 (B, W), feature_counts int32 (B,): "
+            "obs by its active entries (env_batch.h EnvOut, W = feature_width).",
             "Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next "
             "game), play it up to the learner or an external seat, write the envs' rows of "
             "`out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
@@ -386,7 +410,9 @@ ConfigError for a bad first_player or reward mode.)doc");
             "A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N), "
             "actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), "
             "done bool (B,), end_info int64 (B, 2), end_scores int32 (B, 4, 6) (self_play.h "
-            "SelfPlayOut).",
+            "SelfPlayOut); with features=True also features int32 (B, W), feature_values "
+            "float32 (B, W), feature_counts int32 (B,): obs by its active entries (env_batch.h "
+            "EnvOut, W = feature_width).",
             "Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next "
             "game), play it to its first LEARNER or EXTERNAL decision, write the envs' rows of "
             "`out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "

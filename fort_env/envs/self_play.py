@@ -28,6 +28,17 @@ end_scores int32        (B, 4, 6)  when ``done``: its ``score_breakdown``, row p
                                    (columns ``fort_env.views.scoring.SCORE_COLUMNS``)
 ========== ============ ========== ==========================================================
 
+With ``features=True``, ``obs`` again by its active (non-zero) entries, padded to
+``W = feature_width`` (``fort_env.views.observation.max_active_features``: the most an
+observation can have), written by C++ in the same call: what a sparse first layer reads
+(``agents.learned.network.sparse_linear``) without searching the dense rows for non-zeros:
+
+============== ======= ====== =================================================================
+features       int32   (B, W) the active entries' indices, increasing, then 0s
+feature_values float32 (B, W) their values, then 0s
+feature_counts int32   (B,)   how many entries of the row are active
+============== ======= ====== =================================================================
+
 Rewards per seat (self_play.h): the final reward of ``reward`` (``fort_env.envs.aec``'s modes)
 when a game ends, plus, with ``shaping`` w, w times the change of the seat's score margin / 25
 between consecutive stops. Summed between two decisions of a seat they are that seat's
@@ -63,10 +74,11 @@ LEARNER = -2
 EXTERNAL = -1
 """Seat code: another policy plays the seat from Python (a frozen snapshot)."""
 
-# The buffers a step writes, in the order of the table above.
+# The buffers a step writes, in the order of the table above; then those of ``features=True``.
 BUFFERS = (
     "obs", "mask", "actor", "codes", "game_seed", "rewards", "done", "end_info", "end_scores",
 )  # fmt: skip
+FEATURE_BUFFERS = ("features", "feature_values", "feature_counts")
 
 
 def seat_code(player: str | int) -> int:
@@ -101,7 +113,8 @@ class SelfPlayBatch:
         threads: threads stepping the games in C++ (1: the caller's only), 1-256.
         buffers: arrays to write into instead of fresh ones (a dict with every name of the
             module's table, each C-contiguous, writeable, of its dtype and shape: e.g. numpy
-            views of pinned torch tensors).
+            views of pinned torch tensors; with ``features``, the feature buffers too).
+        features: also write each observation's active features (the module's second table).
 
     Raises:
         ConfigError: a bad game, first player, reward mode or shaping weight (non-finite,
@@ -121,7 +134,10 @@ class SelfPlayBatch:
         shaping: float = 0.0,
         threads: int = 1,
         buffers: Mapping[str, np.ndarray] | None = None,
+        features: bool = False,
     ) -> None:
+        if not isinstance(features, bool):
+            raise ConfigError(f"features must be True or False, got {features!r}")
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         shaping = check_shaping(shaping)  # |shaping| <= MAX_SHAPING: rewards stay finite
@@ -140,12 +156,16 @@ class SelfPlayBatch:
         self.num_players = self._core.num_players
         self.observation_size = self._core.observation_size
         self.num_actions = self._core.num_actions
-        fresh = self._core.buffers()
+        self.feature_width: int = self._core.feature_width
+        """W of the feature buffers (``max_active_features``)."""
+        self.features_on = features
+        fresh = self._core.buffers(features=features)
         if buffers is not None:
-            missing = [k for k in BUFFERS if k not in buffers]
+            names = BUFFERS + FEATURE_BUFFERS if features else BUFFERS
+            missing = [k for k in names if k not in buffers]
             if missing:
-                raise ValueError(f"buffers lacks {', '.join(missing)} (needs {', '.join(BUFFERS)})")
-            fresh = {k: buffers[k] for k in BUFFERS}
+                raise ValueError(f"buffers lacks {', '.join(missing)} (needs {', '.join(names)})")
+            fresh = {k: buffers[k] for k in names}
         self.buffers: dict[str, np.ndarray] = fresh
         self._ids = np.arange(self.num_envs, dtype=np.int64)
         self._all_obs = np.zeros(
@@ -194,6 +214,23 @@ class SelfPlayBatch:
         """int32 ``(B, MAX_PLAYERS, 6)``: when ``done``, the ended game's score breakdown, row p
         seat p's (``fort_env.views.scoring.SCORE_COLUMNS``; rows past ``n`` are zeros)."""
         return self.buffers["end_scores"]
+
+    @property
+    def features(self) -> np.ndarray:
+        """int32 ``(B, W)``: the indices of each ``obs`` row's active entries, increasing, then
+        0s (``features=True`` only; ``KeyError`` otherwise)."""
+        return self.buffers["features"]
+
+    @property
+    def feature_values(self) -> np.ndarray:
+        """float32 ``(B, W)``: their values, then 0s (``features=True`` only)."""
+        return self.buffers["feature_values"]
+
+    @property
+    def feature_counts(self) -> np.ndarray:
+        """int32 ``(B,)``: how many entries of each ``obs`` row are active (``features=True``
+        only)."""
+        return self.buffers["feature_counts"]
 
     # ------------------------------------------------------------------ calls
     def set_seats(self, env_ids: Any, codes: Any) -> None:

@@ -259,7 +259,9 @@ class Batch:
     def num_actions(self) -> int: ...
     @property
     def threads(self) -> int: ...
-    def buffers(self) -> dict[str, NDArray[Any]]:
+    @property
+    def feature_width(self) -> int: ...
+    def buffers(self, features: bool = False) -> dict[str, NDArray[Any]]:
         """A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N),
         actor int8 (B,), seat int8 (B,), game_seed int64 (B,), reward float32 (B,), done bool
         (B,), illegal bool (B,), terminal_obs float32 (B, D), end_info int64 (B, 3), end_scores
@@ -311,7 +313,9 @@ class SelfPlay:
     def num_actions(self) -> int: ...
     @property
     def threads(self) -> int: ...
-    def buffers(self) -> dict[str, NDArray[Any]]:
+    @property
+    def feature_width(self) -> int: ...
+    def buffers(self, features: bool = False) -> dict[str, NDArray[Any]]:
         """A dict of new zeroed buffers for reset/step: obs float32 (B, D), mask bool (B, N),
         actor int8 (B,), codes int8 (B, n), game_seed int64 (B,), rewards float32 (B, n), done
         bool (B,), end_info int64 (B, 2), end_scores int32 (B, 4, 6)."""

@@ -382,6 +382,18 @@ def table_private_columns(layout: ObservationLayout) -> np.ndarray:
     return np.concatenate([np.arange(s.offset, s.offset + s.size) for s in slices]).astype(np.int64)
 
 
+def max_active_features(num_players: int = 4, game: GameFacts | None = None) -> int:
+    """The most non-zero entries an observation can have (an int): every entry of the slices
+    whose size does not grow with the card set, plus one per card (a card lies in one zone, so
+    at most one entry of the card-by-card slices is its) and the played card. The width of the
+    padded active features the batched envs write (C++ ``max_active_features``,
+    ``fort_env.envs.self_play.SelfPlayBatch(features=True)``); random games reach about 100 of
+    it at 2 players and 125 at 4."""
+    fixed, per_card = _layout(0).size, _layout(1).size - _layout(0).size
+    num_cards = (observation_layout(num_players, game).size - fixed) // per_card
+    return fixed + num_cards + 1
+
+
 def table_observation_size(num_players: int, game: GameFacts | None = None) -> int:
     """The table observation's length: ``D + (num_players - 1) * P`` (D the observation's, P
     the private slices' total)."""

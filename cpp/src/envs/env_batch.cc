@@ -61,6 +61,7 @@ EnvBatch::EnvBatch(std::string name, std::string no_decision, std::shared_ptr<co
     const int reward = static_cast<int>(options.reward);
     check_option(reward >= 0 && reward <= 2, "unknown reward mode " + std::to_string(reward));
     obs_size_ = static_cast<int>(game_->obs_offset[NUM_OBS_SLICES]);
+    feature_width_ = static_cast<int>(max_active_features(*game_));
     envs_.reserve(static_cast<size_t>(options.num_envs));
     pool_ = std::make_unique<WorkerPool>(options.threads);
 }
@@ -255,7 +256,13 @@ void EnvBatch::write_stop(Env& e, int i, const EnvOut& out) {
     State& s = e.state;
     const int actor = static_cast<int>(s.ctx[C_ACTOR]);
     e.actor = actor;
-    observation_tensor(s, actor, obs_row(out.obs, i));
+    float* obs = obs_row(out.obs, i);
+    observation_tensor(s, actor, obs);
+    if (out.features != nullptr) {
+        const size_t w = static_cast<size_t>(feature_width_), row = static_cast<size_t>(i) * w;
+        out.feature_counts[i] = static_cast<int32_t>(active_features(
+            obs, obs_size_, out.features + row, out.feature_values + row, feature_width_));
+    }
     const size_t n = static_cast<size_t>(num_actions());
     std::fill(e.mask.begin(), e.mask.end(), uint8_t{0});
     for (int a : legal_actions(s)) e.mask[static_cast<size_t>(a)] = 1;

@@ -177,6 +177,29 @@ void observation_tensor(const State& s, int player, float* buf) {
     buf[off[OBS_END_TRIGGERED]] = static_cast<float>(ctx[C_END_TRIGGERED]);
 }
 
+int64_t max_active_features(const Game& g) {
+    int64_t fixed = 0;
+    for (int64_t i = 0; i < NUM_OBS_SLICES; ++i) fixed += OBS_SLICE_FIXED[i];
+    return fixed + g.num_cards + 1;  // + one entry per card, + the played card
+}
+
+int64_t active_features(const float* obs, int64_t size, int32_t* index, float* value,
+                        int64_t width) {
+    int64_t k = 0;
+    for (int64_t j = 0; j < size; ++j) {
+        if (obs[j] == 0.0f) continue;
+        if (k == width)
+            throw std::logic_error("observation: more than " + std::to_string(width) +
+                                   " active features");
+        index[k] = static_cast<int32_t>(j);
+        value[k] = obs[j];
+        ++k;
+    }
+    std::fill(index + k, index + width, 0);
+    std::fill(value + k, value + width, 0.0f);
+    return k;
+}
+
 int64_t table_observation_size(const Game& g) {
     int64_t priv = 0;
     for (const int64_t slice : TABLE_PRIVATE_SLICES)

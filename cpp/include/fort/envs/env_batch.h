@@ -67,6 +67,11 @@ struct EnvOptions {
 //   end_info    int64   (B, F)  when done: the env's END columns
 //   end_scores  int32   (B, MAX_PLAYERS, SCORE_FIELDS)  when a game ended: its score_breakdown,
 //                               row p seat p's (rewards.h SCORE_*; rows past n zeros)
+// and, optionally (all three or none; nullptr: not written), `obs` again by its active
+// features (views/observation.h active_features), W = feature_width():
+//   features        int32   (B, W)  the non-zero entries' indices, increasing, then 0s
+//   feature_values  float32 (B, W)  their values, then 0s
+//   feature_counts  int32   (B,)    how many entries of the row are active (<= W)
 struct EnvOut {
     float* obs = nullptr;
     bool* mask = nullptr;
@@ -75,6 +80,9 @@ struct EnvOut {
     bool* done = nullptr;
     int64_t* end_info = nullptr;
     int32_t* end_scores = nullptr;
+    int32_t* features = nullptr;
+    float* feature_values = nullptr;
+    int32_t* feature_counts = nullptr;
 };
 
 class WorkerPool;
@@ -90,6 +98,8 @@ class EnvBatch {
     int observation_size() const { return obs_size_; }
     int num_actions() const { return game_->num_actions; }
     int threads() const { return options_.threads; }
+    // W of EnvOut's features: max_active_features(game) (views/observation.h).
+    int feature_width() const { return feature_width_; }
 
     // A copy of env i's current state. Throws std::invalid_argument for i out of range or an
     // env not reset (or failed).
@@ -190,6 +200,7 @@ class EnvBatch {
     EnvOptions options_;
     std::shared_ptr<const SeatPolicies> policies_;
     int obs_size_ = 0;
+    int feature_width_ = 0;
     std::vector<std::unique_ptr<Env>> envs_;
     std::unique_ptr<WorkerPool> pool_;
     mutable std::mutex busy_;  // held by a call; a second thread's call is refused

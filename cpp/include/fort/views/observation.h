@@ -24,6 +24,18 @@ int64_t observation_size(int64_t num_cards);
 // range), before nothing but `out` is touched.
 void observation_tensor(const State& s, int player, float* out);
 
+// observation.max_active_features(layout): the most non-zero entries an observation can have:
+// every fixed-size slice's entries, one per card (a card is in one zone: at most one entry of
+// the card-by-card slices) and the played card. The padded width of active_features.
+int64_t max_active_features(const Game& g);
+
+// The non-zero entries of an observation row obs[0 .. size), in increasing index order, into
+// index[0 .. k) and value[0 .. k), the rest of both up to `width` zeroed (padding: index 0,
+// value 0); returns k. Throws std::logic_error if the row has more than `width` (never for a
+// row of observation_tensor and width max_active_features: tested).
+int64_t active_features(const float* obs, int64_t size, int32_t* index, float* value,
+                        int64_t width);
+
 // The table observation (fort_env/views/observation.py table_from_observations): `player`'s
 // observation, then, for each other seat in turn order from its left, that seat's private
 // slices (TABLE_PRIVATE_SLICES: hand, deck contents, Lookout cards, made-up rule, draft pack,
