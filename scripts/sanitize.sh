@@ -6,7 +6,8 @@
 # tests, the fuzz target's seed corpus and mutations, the batched env, playouts...), the C++
 # IS-MCTS and builder port (tests/test_ismcts.py), the network and the PUCT search on the core
 # (tests/test_core_network.py, tests/test_puct_core.py), the table observation and the search's
-# whole-table critic (tests/test_table_critic.py), the SB3 wrapper of the batched env with its
+# whole-table critic (tests/test_table_critic.py), the observations' active features the
+# batched envs write (tests/test_active_features.py), the SB3 wrapper of the batched env with its
 # built-in builder (tests/test_batch_vec_env.py), and a sweep
 # of random games in lockstep with the Python engine (scripts/differential.py --fast).
 # docs/cpp.md and docs/reliability.md explain it.
@@ -58,7 +59,7 @@ if [ "$module" = ON ]; then
     LD_PRELOAD="$preload" ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" FORT_ENV_REQUIRE_CORE=1 \
         "$python" -m pytest tests/differential tests/test_ismcts.py tests/test_batch_vec_env.py \
         tests/test_self_play.py tests/test_cpp_heuristics.py tests/test_core_network.py \
-        tests/test_puct_core.py tests/test_table_critic.py \
+        tests/test_puct_core.py tests/test_table_critic.py tests/test_active_features.py \
         -q -s -p no:xdist -p no:cacheprovider \
         -W error::pytest.PytestUnraisableExceptionWarning 2>&1 | tee "$log"
     # pytest's exit 5 (nothing collected) failed above; a run that passed nothing fails here
