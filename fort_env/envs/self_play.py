@@ -158,7 +158,6 @@ class SelfPlayBatch:
         self.num_actions = self._core.num_actions
         self.feature_width: int = self._core.feature_width
         """W of the feature buffers (``max_active_features``)."""
-        self.features_on = features
         fresh = self._core.buffers(features=features)
         if buffers is not None:
             names = BUFFERS + FEATURE_BUFFERS if features else BUFFERS
