@@ -265,7 +265,9 @@ void EnvBatch::write_stop(Env& e, int i, const EnvOut& out) {
     }
     const size_t n = static_cast<size_t>(num_actions());
     std::fill(e.mask.begin(), e.mask.end(), uint8_t{0});
-    for (int a : legal_actions(s)) e.mask[static_cast<size_t>(a)] = 1;
+    thread_local std::vector<int> legal;  // this worker's list, its storage reused
+    compute_legal_into(s, legal);
+    for (int a : legal) e.mask[static_cast<size_t>(a)] = 1;
     bool* row = out.mask + static_cast<size_t>(i) * n;
     for (size_t a = 0; a < n; ++a) row[a] = e.mask[a] != 0;
     out.actor[i] = static_cast<int8_t>(actor);

@@ -45,12 +45,17 @@ void for_each_mult(const Game& g, int card, int side, F f) {
 // legality.raw_legal (rulebook p.6-16: each decision's own rules): the rows function of the
 // pending decision kind (the generated table LEGAL, dispatch.h; none for K_TERMINAL or a bad kind)
 std::vector<int> raw_legal(State& state) {
-    const int64_t kind = state.ctx[C_DECISION];
     std::vector<int> out;
     out.reserve(16);
-    if (kind < 0 || kind >= NUM_DECISION_KINDS || LEGAL[kind] == nullptr) return out;
-    LEGAL[kind](state, static_cast<int>(state.ctx[C_ACTOR]), out);
+    raw_legal_into(state, out);
     return out;
+}
+
+void raw_legal_into(State& state, std::vector<int>& out) {
+    out.clear();
+    const int64_t kind = state.ctx[C_DECISION];
+    if (kind < 0 || kind >= NUM_DECISION_KINDS || LEGAL[kind] == nullptr) return;
+    LEGAL[kind](state, static_cast<int>(state.ctx[C_ACTOR]), out);
 }
 
 // The rows functions of the decision kinds (verb_table.DECISIONS' rows column; legality._<rows>

@@ -230,6 +230,40 @@ struct DepthGuard {
 thread_local std::vector<std::unique_ptr<State>> tl_scratch;
 thread_local std::size_t tl_scratch_depth = 0;
 
+// The working lists of one level of the search (compute_legal, search_children), taken from a
+// per-thread stack by nesting depth as ScratchState takes its States: once the stack is warm,
+// the search allocates nothing for them (allocating and freeing them was about a tenth of a
+// batched env's step: docs/performance.md "The legality search's lists").
+struct Frame {
+    std::vector<int> raw;
+    std::vector<int> firsts;   // search_children: one action per equivalence class
+    std::vector<EqKey> keys;   // the classes, in order of first appearance
+    std::vector<std::vector<int>> members;  // compute_legal: [0, classes) in use, capacity kept
+    std::size_t classes = 0;
+};
+thread_local std::vector<std::unique_ptr<Frame>> tl_frames;
+thread_local std::size_t tl_frame_depth = 0;
+
+class FrameLease {
+  public:
+    FrameLease() {
+        if (tl_frame_depth == tl_frames.size()) tl_frames.push_back(std::make_unique<Frame>());
+        frame_ = tl_frames[tl_frame_depth++].get();
+        frame_->raw.clear();
+        frame_->firsts.clear();
+        frame_->keys.clear();
+        frame_->classes = 0;
+    }
+    ~FrameLease() { --tl_frame_depth; }
+    FrameLease(const FrameLease&) = delete;
+    FrameLease& operator=(const FrameLease&) = delete;
+    Frame& operator*() const { return *frame_; }
+    Frame* operator->() const { return frame_; }
+
+  private:
+    Frame* frame_;
+};
+
 }  // namespace
 
 MemoOff::MemoOff() { ++tl_memo_off; }
@@ -355,7 +389,7 @@ const std::vector<int>& cached_legal_actions(State& state) {
     if (state.ctx[C_STAGE] == ST_OVER)
         cache.legal.clear();  // FortState.legal_actions: none once the game is over
     else
-        cache.legal = compute_legal(state);  // leaves the state as it was
+        compute_legal_into(state, cache.legal);  // leaves the state as it was
     state_bytes(state, cache.position);
     cache.valid = true;
     return cache.legal;
@@ -369,17 +403,32 @@ bool is_legal(State& state, int a) {
 
 // search.compute_legal
 std::vector<int> compute_legal(State& state) {
-    std::vector<int> raw = raw_legal(state);
-    if (!searched_stage(state.ctx[C_STAGE]) || constraint_met(state)) {
-        std::sort(raw.begin(), raw.end());
-        return raw;
+    std::vector<int> out;
+    compute_legal_into(state, out);
+    return out;
+}
+
+void compute_legal_into(State& state, std::vector<int>& out) {
+    out.clear();
+    if (!searched_stage(state.ctx[C_STAGE])) {
+        raw_legal_into(state, out);
+        std::sort(out.begin(), out.end());
+        return;
+    }
+    const FrameLease frame;
+    std::vector<int>& raw = frame->raw;
+    raw_legal_into(state, raw);
+    if (constraint_met(state)) {
+        out.assign(raw.begin(), raw.end());
+        std::sort(out.begin(), out.end());
+        return;
     }
     // one budget for the searches of every class (tl_search_nodes): a level of its own
     const DepthGuard session;
     const int64_t goal = state.ctx[C_SERIAL];
-    std::vector<EqKey> keys;                 // the classes, in order of first appearance
-    std::vector<std::vector<int>> members;
-    std::vector<int> out;
+    std::vector<EqKey>& keys = frame->keys;
+    std::vector<std::vector<int>>& members = frame->members;
+    std::size_t& classes = frame->classes;
     for (int a : raw) {
         if (unsearched(state, a)) {
             out.push_back(a);
@@ -389,7 +438,9 @@ std::vector<int> compute_legal(State& state) {
         const auto it = std::find(keys.begin(), keys.end(), key);
         if (it == keys.end()) {
             keys.push_back(key);
-            members.push_back({a});
+            if (classes == members.size()) members.emplace_back();
+            members[classes].assign(1, a);
+            ++classes;
         } else {
             members[static_cast<std::size_t>(it - keys.begin())].push_back(a);
         }
@@ -398,9 +449,10 @@ std::vector<int> compute_legal(State& state) {
     // that led here was checked), so when only one class is left it needs no search.
     bool known_completable =
         state.ctx[C_STAGE] != ST_PLAY && state.ctx[C_STAGE] != ST_FOLLOW;
-    std::size_t remaining = members.size();
+    std::size_t remaining = classes;
     const DeadTest dead = dead_modes_of_choice(state);
-    for (const auto& cls : members) {
+    for (std::size_t k = 0; k < classes; ++k) {
+        const std::vector<int>& cls = members[k];
         bool ok;
         if (dead.active() && dead(state, cls[0])) {
             ok = false;  // no step of any way to use it can start: docs/rules.md R32
@@ -421,7 +473,6 @@ std::vector<int> compute_legal(State& state) {
         }
     }
     std::sort(out.begin(), out.end());
-    return out;
 }
 
 // search.constraint_met (never inside a legality probe: there the second action, used
@@ -553,7 +604,8 @@ bool search(State& state, int64_t goal) {
 // search.search_children
 bool search_children(State& state, int64_t goal) {
     const Game& g = *state.game;
-    std::vector<EqKey> seen;
+    const FrameLease frame;
+    std::vector<EqKey>& seen = frame->keys;
     if (state.ctx[C_DECISION] == K_ADD) {
         // Adding nothing is the cheapest completion to try; the addable cards (which need
         // probes to find) are only listed when it fails.
@@ -564,7 +616,8 @@ bool search_children(State& state, int64_t goal) {
         if (adding_cannot_help(state)) return false;
         seen.push_back({0, start(g, R_STOP_ADDING), 0, 0});
     }
-    std::vector<int> raw = raw_legal(state);
+    std::vector<int>& raw = frame->raw;
+    raw_legal_into(state, raw);
     if (state.ctx[C_DECISION] == K_DECLARE_COIN) {
         // a coin declared as a suit the card counts is the likeliest completion: try first
         const uint32_t counted =
@@ -582,7 +635,7 @@ bool search_children(State& state, int64_t goal) {
         for (int a : raw)
             if (runs_straight_through(state, a)) return true;
     }
-    std::vector<int> firsts;  // one action per equivalence class
+    std::vector<int>& firsts = frame->firsts;
     for (int a : raw) {
         if (a == start(g, R_SKIP_PLAY) || in_range(g, a, R_RECYCLE))
             continue;  // not a way to complete the play under test

@@ -3,6 +3,7 @@
 #include "fort/rules/witness.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "fort/game/game.h"
 #include "fort/rules/base.h"
@@ -92,7 +93,7 @@ std::array<bool, 6> dead_modes(State& state, int card) {
     const int leader = static_cast<int>(state.ctx[C_LEADER]);
     bool first_dead[2], all_dead[2];
     for (int side = 0; side < 2; ++side) {
-        const auto atoms = t.atoms(card, side);
+        const auto& atoms = t.atoms(card, side);
         const int n = static_cast<int>(atoms.size());
         int status[SearchTables::MAX_ATOMS];
         statuses(state, leader, atoms.data(), n, status);
@@ -134,13 +135,16 @@ bool runs_straight_through(State& state, int a) {
         std::array<int16_t, NUM_SUITS> suits;
         int coin;
     };
-    std::vector<Plan> plans;
+    // at most two sides times two ways to count a played coin (suits_if_played)
+    std::array<Plan, 4> plans;
+    int num_plans = 0;
     int card = -1;
     if (kind == K_PLAY && off(g, R_PLAY_CARD) <= a && a < off(g, R_PLAY_CARD) + g.num_cards) {
         card = a - off(g, R_PLAY_CARD);
         for (int side = PUBLIC; side <= PRIVATE; ++side)  // (PUBLIC, PRIVATE)
             for (const auto& cs : suits_if_played(state, card, side))
-                plans.push_back(Plan{1, {side, -1}, {true, false}, true, cs.second, cs.first});
+                plans[static_cast<size_t>(num_plans++)] =
+                    Plan{1, {side, -1}, {true, false}, true, cs.second, cs.first};
     } else if (kind == K_FOLLOW && off(g, R_FOLLOW_CARD) <= a && a < off(g, R_FOLLOW_CARD) + g.num_cards) {
         return follow_plainly_usable(state, a - off(g, R_FOLLOW_CARD));
     } else if (kind == K_MODE) {
@@ -150,9 +154,11 @@ bool runs_straight_through(State& state, int a) {
         const int second = static_cast<int>(MODE_PLAN[m][1]);
         const int full = static_cast<int>(MODE_PLAN[m][2]);
         if (second < 0)
-            plans.push_back(Plan{1, {first, -1}, {true, false}, false, {}, -1});
+            plans[static_cast<size_t>(num_plans++)] =
+                Plan{1, {first, -1}, {true, false}, false, {}, -1};
         else if (full == second)
-            plans.push_back(Plan{2, {first, second}, {false, true}, false, {}, -1});
+            plans[static_cast<size_t>(num_plans++)] =
+                Plan{2, {first, second}, {false, true}, false, {}, -1};
         else
             return false;  // "X fully, then Y" shares the class of "X only"
     } else {
@@ -160,7 +166,8 @@ bool runs_straight_through(State& state, int a) {
     }
     const int p = static_cast<int>(state.ctx[C_LEADER]);
     const int playing = kind == K_PLAY ? card : -1;
-    for (const Plan& plan : plans) {
+    for (int i = 0; i < num_plans; ++i) {
+        const Plan& plan = plans[static_cast<size_t>(i)];
         bool skip = false;
         for (int k = 0; k < plan.nsteps; ++k)
             skip = skip || t.blank(card, plan.side[k]) || g.has_any_suit[2 * card + plan.side[k]];
@@ -185,6 +192,7 @@ bool runs_straight_through(State& state, int a) {
             if (plan.coin >= 0) probe.coin_as[card] = static_cast<int8_t>(plan.coin);
         }
         bool completed = true;
+        std::vector<int> options;  // (raw_legal can search, and the search come back here)
         for (int k = 0; k < plan.nsteps; ++k) {
             const int side = plan.side[k];
             probe.ctx[C_STAGE] = ST_PROBE;
@@ -197,7 +205,7 @@ bool runs_straight_through(State& state, int a) {
             // a state from outside that would loop: no witness then, the search decides.)
             for (int guard = 0; probe.ctx[C_STAGE] == ST_PROBE && !probe.ctx[C_PROGRAM_FAILED];
                  ++guard) {
-                const auto options = raw_legal(probe);
+                raw_legal_into(probe, options);
                 if (options.empty() || guard > 8 * MAX_STEPS) break;
                 apply(probe, options[0]);
             }
@@ -212,12 +220,16 @@ bool runs_straight_through(State& state, int a) {
 }
 
 // witness.suits_if_played (p.6: a played coin counts only as the suit declared for it)
-std::vector<std::pair<int, std::array<int16_t, NUM_SUITS>>> suits_if_played(const State& state,
-                                                                             int card, int side) {
+PlayedSuits suits_if_played(const State& state, int card, int side) {
     const Game& g = *state.game;
     std::array<int16_t, NUM_SUITS> base{};
     for (int s = 0; s < NUM_SUITS; ++s) base[s] = g.suit_counts[card * NUM_SUITS + s];
-    if (!g.has_coin[card]) return {{-1, base}};
+    PlayedSuits out;
+    if (!g.has_coin[card]) {
+        out.entries[0] = {-1, base};
+        out.size = 1;
+        return out;
+    }
     base[COIN] = 0;
     int lowest_counted = -1;
     bool counted[NUM_SUITS] = {};
@@ -232,12 +244,11 @@ std::vector<std::pair<int, std::array<int16_t, NUM_SUITS>>> suits_if_played(cons
     }
     int uncounted = 0;
     while (uncounted < NUM_SUITS - 1 && counted[uncounted]) ++uncounted;
-    std::vector<std::pair<int, std::array<int16_t, NUM_SUITS>>> out;
     for (int s : {lowest_counted, uncounted}) {
         if (s < 0) continue;
         auto suits = base;
         suits[s] = static_cast<int16_t>(suits[s] + 1);
-        out.emplace_back(s, suits);
+        out.entries[static_cast<size_t>(out.size++)] = {s, suits};
     }
     return out;
 }

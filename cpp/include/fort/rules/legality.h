@@ -12,6 +12,8 @@ namespace fort {
 // legality.raw_legal: the actions allowed by the local rules of the pending decision, in the
 // Python engine's order (not sorted). Reads the state only (probes run on clones).
 std::vector<int> raw_legal(State& state);
+// raw_legal into `out` (cleared first; its storage reused).
+void raw_legal_into(State& state, std::vector<int>& out);
 
 // legality.useful_suits: suits counted by a used action of the played card (its "x suit" and
 // any-one-suit), in first-seen order.

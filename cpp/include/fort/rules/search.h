@@ -36,6 +36,8 @@ void check_search_indices(const State& state);
 // per position would only pay for storing it); see cached_legal_actions.
 std::vector<int> legal_actions(State& state);
 std::vector<int> compute_legal(State& state);
+// compute_legal into `out` (cleared first; its storage reused).
+void compute_legal_into(State& state, std::vector<int>& out);
 
 // FortState.legal_actions through the state's cache (state.h LegalCache), what the bindings
 // call: check_search_indices and compute_legal when the position is new (empty once the game

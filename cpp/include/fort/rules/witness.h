@@ -38,9 +38,16 @@ std::array<bool, 6> dead_modes(State& state, int card);
 bool runs_straight_through(State& state, int a);
 
 // witness.suits_if_played: the suits in play right after playing `card` (before adding), as
-// (declared coin suit or -1, counts).
-std::vector<std::pair<int, std::array<int16_t, NUM_SUITS>>> suits_if_played(const State& state,
-                                                                             int card, int side);
+// (declared coin suit or -1, counts): one entry, or two for a coin (its lowest counted suit and
+// its lowest uncounted one). A fixed-size list: the witness asks for it at every play tested.
+struct PlayedSuits {
+    using Entry = std::pair<int, std::array<int16_t, NUM_SUITS>>;
+    std::array<Entry, 2> entries{};
+    int size = 0;
+    const Entry* begin() const { return entries.data(); }
+    const Entry* end() const { return entries.data() + size; }
+};
+PlayedSuits suits_if_played(const State& state, int card, int side);
 
 // witness.follow_plainly_usable: the counting witness for a follow with `card`.
 bool follow_plainly_usable(State& state, int card);
