@@ -192,7 +192,8 @@ bool runs_straight_through(State& state, int a) {
             if (plan.coin >= 0) probe.coin_as[card] = static_cast<int8_t>(plan.coin);
         }
         bool completed = true;
-        std::vector<int> options;  // (raw_legal can search, and the search come back here)
+        // per call, not per thread: raw_legal can search, and a search can come back here
+        std::vector<int> options;
         for (int k = 0; k < plan.nsteps; ++k) {
             const int side = plan.side[k];
             probe.ctx[C_STAGE] = ST_PROBE;
