@@ -1,0 +1,292 @@
+"""Luck-corrected results: AIVAT with a fixed whole-table critic.
+
+Fort is a game of heavy luck: a 200-game win rate has a 95% interval of about +-6 points, and
+playing the same deals with seats swapped barely helps (the draws diverge as soon as play
+does). AIVAT (Burch, Schmid, Moravcik, Morrill and Bowling, "AIVAT: A New Variance Reduction
+Technique for Agent Evaluation in Imperfect Information Games", AAAI 2018) takes the luck of
+each chance event out of a game's result, with any value function ``V`` fixed in advance:
+
+    corrected_p = u_p - sum over chance events e of ( V_p(after e) - E[ V_p(after e') ] )
+
+where ``u_p`` is seat ``p``'s result (1 if it is among the winners, else 0: the tournament's
+win, shared victories counting for each winner) and the expectation is over the outcomes the
+event could have had, given everything before it. Each term has mean zero given the game so
+far, so ``E[corrected] = E[u]`` whatever ``V`` is (unbiased); the closer ``V`` is to the true
+chance of winning, the more of the luck it removes.
+
+**Chance in Fort** (``fort_env.views.chance``): the deal, and every action that takes a card
+from a deck (the draw phase, a Park refill) or reshuffles a discard pile. For the deal, ``K``
+fresh deals (the same first player) give the expectation; for an action, ``K`` copies of the
+position before it with every deck's order redrawn (:func:`~fort_env.views.chance
+.reshuffle_decks`), each played the same action. An action that takes nothing from a deck and
+shuffles nothing is not a chance event: its term is exactly 0. The copies' draws come from a
+generator of their own (seeded from the game's seed and :data:`LUCK_KEY`), independent of the
+real draws and of the agents. Estimating the expectation from ``K`` samples keeps every term
+unbiased; a small ``K`` only leaves some noise in.
+
+**Decisions are not corrected.** AIVAT also corrects the decisions of an agent whose action
+probabilities are known; the project's bots either play deterministically or do not expose
+their probabilities, and a term left out costs variance, never bias.
+
+**V** is a whole-table critic (:class:`TableCritic`): a policy file with a critic
+(``agents.learned.network.ActorCritic``) that reads a seat's table observation, every seat's
+hidden cards included (never a deck's order), trained on who won. The shipped ones
+(``agents/zoo/critic-Np``) were fitted on games between the zoo's bots played before any game
+they judge. ``V_p = (critic(table_p) + 1) / 2``, then shifted equally so that the seats' values
+sum to 1; a finished game's ``V`` is its result. **Never judge games with a critic fitted on
+them**: the estimator is unbiased only for a ``V`` fixed before the games it judges (fitted
+on them, it can make the variance, and any test, arbitrarily small).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fort_env import FortGame, FortState
+from fort_env.game.errors import ConfigError, ModelFileError
+from fort_env.game.fields import C_FIRST_PLAYER, C_SEED, C_SHUFFLES
+from fort_env.views.chance import cards_in_decks, reshuffle_decks
+
+__all__ = [
+    "LUCK_KEY", "DEFAULT_SAMPLES", "LuckCorrection", "LuckObserverFactory", "TableCritic",
+    "luck_summary", "shipped_critic",
+]  # fmt: skip
+
+LUCK_KEY = 0x4C55434B  # "LUCK": the key of the resampling generator's seed (module docstring)
+DEFAULT_SAMPLES = 8  # chance outcomes sampled per event (K)
+ZOO = Path(__file__).resolve().parent.parent / "zoo"
+
+Values = Callable[[Sequence[FortState]], np.ndarray]
+"""A value function: positions -> float64 ``(len, num_players)``, each seat's chance to win."""
+
+
+class TableCritic:
+    """A saved whole-table critic as a value function of positions (``V`` above).
+
+    Args:
+        path: a policy file (``NAME.safetensors`` or ``NAME.json``) with a whole-table critic.
+        game: the game it will judge: its player count, setup and card set must be the file's.
+
+    Raises:
+        ModelFileError: every check of ``load_policy_file`` (description, layout fingerprint,
+            size, header, SHA-256, finite values), a file without a critic, or one saved for
+            another game (names the file and what differs).
+    """
+
+    def __init__(self, path: str | Path, game: FortGame) -> None:
+        from agents.learned.policy_file import layout_fingerprint, load_policy_file, policy_paths
+        from fort_env.game.facts import config_card_set
+
+        weights = policy_paths(path)[0]
+        policy, info = load_policy_file(path)
+        g = info["game"]
+        mine = (game.num_players, game.setup, config_card_set(game))
+        if (g["num_players"], g["setup"], g["card_set"]) != mine or g.get(
+            "layout"
+        ) != layout_fingerprint(game):
+            raise ModelFileError(
+                weights,
+                f"a critic for a {g['num_players']}-player {g['setup']} game of card set "
+                f"{g['card_set']!r} (layout {g.get('layout')}); this table is a {mine[0]}-player "
+                f"{mine[1]} game of card set {mine[2]!r} (layout {layout_fingerprint(game)})",
+            )
+        if getattr(policy, "critic", None) is None:
+            raise ModelFileError(weights, "it has no whole-table critic (network.critic)")
+        state = {k: v.detach().numpy().astype(np.float64) for k, v in policy.state_dict().items()}
+        self.layers: list[tuple[np.ndarray, np.ndarray]] = []
+        i = 0
+        while f"critic.{i}.weight" in state:
+            self.layers.append((state[f"critic.{i}.weight"].T.copy(), state[f"critic.{i}.bias"]))
+            i += 2
+        self.head = (state["critic_head.weight"].T.copy(), state["critic_head.bias"])
+        self.relu = info["network"]["activation_fn"] == "ReLU"
+        self.path = weights
+        self.sha256 = str(info["sha256"])
+        self.num_players = game.num_players
+
+    def critic(self, tables: np.ndarray) -> np.ndarray:
+        """The critic's raw outputs (return units, +1 a win, -1 a loss) for table observations
+        ``(k, D)``: float64 ``(k,)``."""
+        x = np.asarray(tables, np.float64)
+        for w, b in self.layers:
+            x = x @ w + b
+            x = np.maximum(x, 0.0) if self.relu else np.tanh(x)
+        return (x @ self.head[0] + self.head[1])[:, 0]
+
+    def __call__(self, states: Sequence[FortState]) -> np.ndarray:
+        """``V``: float64 ``(len(states), num_players)``, each seat's chance to win."""
+        n = self.num_players
+        out = np.empty((len(states), n))
+        running = [i for i, s in enumerate(states) if not s.is_terminal()]
+        for i, s in enumerate(states):
+            if s.is_terminal():
+                out[i] = [float(p in s.winners()) for p in range(n)]
+        if running:
+            tables = np.stack(
+                [states[i].table_observation_tensor(p) for i in running for p in range(n)]
+            )
+            v = (self.critic(tables).reshape(len(running), n) + 1.0) / 2.0
+            out[running] = v + (1.0 - v.sum(axis=1, keepdims=True)) / n
+        return out
+
+
+class LuckCorrection:
+    """An observer of one game (``agents.arena.games.Observer``) that adds up each seat's luck.
+
+    ``end`` returns ``{"luck": [float per seat], "chance_events": int}``; a seat's corrected
+    result is ``won - luck`` (module docstring).
+
+    Args:
+        values: ``V`` (a :class:`TableCritic`, or any function of the same shape).
+        samples: ``K``, the chance outcomes sampled per event (at least 1).
+    """
+
+    def __init__(self, values: Values, samples: int = DEFAULT_SAMPLES) -> None:
+        if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+            raise ConfigError(f"luck samples must be an int >= 1, got {samples!r}")
+        self.values = values
+        self.samples = samples
+        self.luck: np.ndarray | None = None
+        self.events = 0
+        self._before: FortState | None = None
+        self._decks = 0
+        self._shuffles = 0
+        self._rng: np.random.Generator | None = None
+
+    def _start(self, state: FortState) -> None:
+        """The deal's term, at the game's first decision (``state`` is the deal)."""
+        seed = int(state.ctx[C_SEED])
+        self._rng = np.random.default_rng(np.random.SeedSequence([seed, LUCK_KEY]))
+        first = int(state.ctx[C_FIRST_PLAYER])
+        game: FortGame = state.game  # type: ignore[assignment]
+        deals = [
+            game.new_initial_state(int(self._rng.integers(2**62)), first_player=first)
+            for _ in range(self.samples)
+        ]
+        v = self.values([state, *deals])
+        self.luck = v[0] - v[1:].mean(axis=0)
+        self.events = 1
+
+    def before(self, state: FortState, seat: int, action: int) -> None:
+        if self._rng is None:
+            self._start(state)
+        self._before = state.clone()
+        self._decks = cards_in_decks(state)
+        self._shuffles = int(state.ctx[C_SHUFFLES])
+
+    def after(self, state: FortState, seat: int, action: int) -> None:
+        before = self._before
+        if before is None or self._rng is None or self.luck is None:
+            return
+        if cards_in_decks(state) == self._decks and int(state.ctx[C_SHUFFLES]) == self._shuffles:
+            return  # no card left a deck and nothing was shuffled: no chance in this action
+        others = []
+        for _ in range(self.samples):
+            s = reshuffle_decks(before, self._rng)
+            s.apply_action(action)
+            others.append(s)
+        v = self.values([state, *others])
+        self.luck += v[0] - v[1:].mean(axis=0)
+        self.events += 1
+
+    def end(self, state: FortState) -> dict[str, Any]:
+        n = state.game.num_players
+        luck = np.zeros(n) if self.luck is None else self.luck
+        return {"luck": [float(x) for x in luck], "chance_events": self.events}
+
+
+_CRITICS: dict[tuple[str, int, str, str | None], TableCritic] = {}
+
+
+@dataclass(frozen=True)
+class LuckObserverFactory:
+    """A picklable ``() -> LuckCorrection`` for tournaments' workers: the critic file is
+    loaded once per process (and checked there), then each game gets a fresh observer."""
+
+    critic: str
+    num_players: int
+    setup: str = "basic"
+    cards: str | None = None
+    samples: int = DEFAULT_SAMPLES
+
+    def load(self) -> TableCritic:
+        """The critic, loaded (and cached) in this process. Raises as :class:`TableCritic`."""
+        key = (self.critic, self.num_players, self.setup, self.cards)
+        if key not in _CRITICS:
+            game = FortGame(self.num_players, self.setup, self.cards)
+            _CRITICS[key] = TableCritic(self.critic, game)
+        return _CRITICS[key]
+
+    def __call__(self) -> LuckCorrection:
+        return LuckCorrection(self.load(), self.samples)
+
+
+def shipped_critic(num_players: int, setup: str = "basic", cards: str | None = None) -> Path | None:
+    """The zoo's table critic for this table (``agents/zoo/critic-Np.safetensors``), or
+    ``None`` where none ships: another setup, a card set of one's own, or no file."""
+    if setup != "basic" or cards is not None:
+        return None
+    path = ZOO / f"critic-{num_players}p.safetensors"
+    return path if path.is_file() else None
+
+
+def _interval(values: np.ndarray, blocks: np.ndarray) -> tuple[float, float, float]:
+    """Mean and normal 95% interval of ``values``, with the games of one deal block (one
+    rotation of the seats, ``agents.arena.tournament``) as one unit: ``(mean, lo, hi)``."""
+    mean = float(values.mean())
+    ids = np.unique(blocks)
+    if len(ids) < 2:
+        return mean, float("nan"), float("nan")
+    sums = np.array([values[blocks == b].sum() for b in ids])
+    counts = np.array([np.count_nonzero(blocks == b) for b in ids])
+    # the ratio estimator's variance over independent blocks (blocks may differ in size)
+    resid = sums - mean * counts
+    var = float((resid**2).sum() / (len(ids) - 1) * len(ids)) / float(counts.sum()) ** 2
+    half = 1.959964 * var**0.5
+    return mean, mean - half, mean + half
+
+
+def luck_summary(records: Sequence[Any], names: Sequence[str], num_players: int) -> dict[str, Any]:
+    """Per agent: raw and corrected win rates side by side, over games whose
+    ``record.extra`` holds a :class:`LuckCorrection`'s result (``GameRecord``s).
+
+    Returns ``{NAME: {"games", "raw_win_rate", "raw_ci95", "raw_variance", "win_rate",
+    "win_rate_ci95", "variance", "variance_reduction"}}``: ``win_rate`` is the corrected mean,
+    the intervals are normal 95% intervals with a deal block as the unit, the variances those
+    of one game's result, and ``variance_reduction`` = raw variance / corrected variance.
+    """
+    raw: list[list[float]] = [[] for _ in names]
+    fixed: list[list[float]] = [[] for _ in names]
+    block: list[list[int]] = [[] for _ in names]
+    for r in records:
+        luck = r.extra["luck"]
+        for seat, i in enumerate(r.seating):
+            won = float(seat in r.winners)
+            raw[i].append(won)
+            fixed[i].append(won - luck[seat])
+            block[i].append(r.index // num_players)
+    out: dict[str, Any] = {}
+    for i, name in enumerate(names):
+        u, c, b = np.array(raw[i]), np.array(fixed[i]), np.array(block[i])
+        if len(u) == 0:
+            continue
+        rm, rlo, rhi = _interval(u, b)
+        cm, clo, chi = _interval(c, b)
+        rv = float(u.var(ddof=1)) if len(u) > 1 else float("nan")
+        cv = float(c.var(ddof=1)) if len(c) > 1 else float("nan")
+        out[name] = {
+            "games": len(u),
+            "raw_win_rate": rm,
+            "raw_ci95": [rlo, rhi],
+            "raw_variance": rv,
+            "win_rate": cm,
+            "win_rate_ci95": [clo, chi],
+            "variance": cv,
+            "variance_reduction": rv / cv if cv > 0 else float("inf"),
+        }
+    return out
