@@ -39,6 +39,7 @@ from agents.cli_checks import (
 )
 from agents.cli_ladder import register_ladder
 from fort_env.game.constants import SEED_LIMIT
+from fort_env.game.errors import ConfigError
 from fort_env.tools.cli_errors import bad_option, fail, failures
 
 __all__ = ["analyze", "analyze_balance", "play", "register", "tournament"]
@@ -58,6 +59,8 @@ def tournament(
     save: str | None = None,
     save_games: int | None = None,
     built: list[Any] | None = None,
+    critic: str | None = None,
+    luck_samples: int | None = None,
 ) -> dict[str, Any]:
     """Play a tournament and print its result (a table, or one JSON object with ``json_output``).
 
@@ -66,12 +69,15 @@ def tournament(
     ``built``: the agents of ``agents`` already made (``agents.make``, one per spec, as the
     command's check makes them); they play when the games are played in this process
     (``workers=1``, no Ray), so that no agent, and no model file, is built twice.
+    ``critic``: a whole-table critic file: luck-corrected results beside the raw ones
+    (``agents.arena.luck``).
 
     Raises:
         ValueError: bad agents or counts (``agents.arena.tournament.run_tournament``).
         ImportError, ConnectionError: ``ray_address`` without Ray, or with no cluster there.
         OSError: ``save`` cannot be written.
     """
+    from agents.arena.luck import DEFAULT_SAMPLES
     from agents.arena.tournament import (
         format_table,
         run_tournament,
@@ -85,7 +91,8 @@ def tournament(
     players: list[Any] = built if built is not None and in_process else list(specs)
     result = run_tournament(players, num_players, games, seed=seed, workers=workers, setup=setup,
                             cards=cards, progress=progress, ray_address=ray_address,
-                            return_records=save is not None, record_games=keep)  # fmt: skip
+                            return_records=save is not None, record_games=keep, critic=critic,
+                            luck_samples=luck_samples or DEFAULT_SAMPLES)  # fmt: skip
     if save is not None:
         records = result.pop("records")
         paths = save_game_records(records, unique_names(specs), save, num_players, setup, cards)
@@ -203,8 +210,43 @@ def register(app: Any) -> None:
                 "--save-games", min=0, max=10**7, help="With --save: only the first N games."
             ),
         ] = None,
+        raw: Annotated[
+            bool,
+            typer.Option(
+                "--raw",
+                help="Raw win rates only. By default, where a table critic ships for the table "
+                "(agents/zoo/critic-Np: basic setup, shipped cards), luck-corrected win rates "
+                "(AIVAT) are printed beside the raw ones.",
+            ),
+        ] = False,
+        luck_corrected: Annotated[
+            bool,
+            typer.Option(
+                "--luck-corrected",
+                help="Require luck-corrected results: an error before the first game when no "
+                "critic is given or ships for the table.",
+            ),
+        ] = False,
+        critic: Annotated[
+            str | None,
+            typer.Option(
+                "--critic",
+                help="The table critic that values positions for the luck correction (a policy "
+                "file with a whole-table critic, fitted on other games); default: the zoo's.",
+            ),
+        ] = None,
+        luck_samples: Annotated[
+            int,
+            typer.Option(
+                "--luck-samples",
+                min=1,
+                max=1024,
+                help="Chance outcomes sampled per chance event by the luck correction.",
+            ),
+        ] = 8,
     ) -> None:
-        """Play agents against each other with seat rotation; win rates, ratings, game stats."""
+        """Play agents against each other with seat rotation; win rates, ratings, game stats,
+        and luck-corrected win rates where a table critic ships (docs/benchmark.md)."""
         if trust_pickle:
             agents = ",".join(trusted_spec(spec) for spec in split_specs(agents))
         specs = split_specs(agents)
@@ -219,6 +261,12 @@ def register(app: Any) -> None:
             bad_option("--save-games", "give --save DIR as well")
         if save is not None:
             check_out_dir(save, "--save")
+        from agents.arena.luck import choose_critic
+
+        try:
+            chosen = choose_critic(critic, raw, luck_corrected, num_players, setup, cards)
+        except ConfigError as exc:
+            bad_option("--critic" if critic else "--luck-corrected", str(exc))
         with failures():
             if seed is None:
                 import secrets
@@ -227,7 +275,8 @@ def register(app: Any) -> None:
                 typer.echo(f"tournament seed {seed} (fresh; --seed {seed} replays it)", err=True)
             tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards,
                        ray_address=ray_address, save=save, save_games=save_games,
-                       built=built)  # fmt: skip
+                       built=built, critic=None if chosen is None else str(chosen),
+                       luck_samples=luck_samples)  # fmt: skip
 
     @app.command("play")
     def play_cmd(

@@ -53,8 +53,14 @@ from fort_env.game.fields import C_FIRST_PLAYER, C_SEED, C_SHUFFLES
 from fort_env.views.chance import cards_in_decks, reshuffle_decks
 
 __all__ = [
-    "LUCK_KEY", "DEFAULT_SAMPLES", "LuckCorrection", "LuckObserverFactory", "TableCritic",
-    "luck_summary", "shipped_critic",
+    "DEFAULT_SAMPLES",
+    "LUCK_KEY",
+    "LuckCorrection",
+    "LuckObserverFactory",
+    "TableCritic",
+    "choose_critic",
+    "luck_summary",
+    "shipped_critic",
 ]  # fmt: skip
 
 LUCK_KEY = 0x4C55434B  # "LUCK": the key of the resampling generator's seed (module docstring)
@@ -233,6 +239,43 @@ def shipped_critic(num_players: int, setup: str = "basic", cards: str | None = N
         return None
     path = ZOO / f"critic-{num_players}p.safetensors"
     return path if path.is_file() else None
+
+
+def choose_critic(
+    critic: str | None,
+    raw: bool,
+    required: bool,
+    num_players: int,
+    setup: str = "basic",
+    cards: str | None = None,
+) -> Path | None:
+    """The critic a comparison uses: ``critic`` if given, else the zoo's for this table;
+    ``None`` with ``raw`` (raw results only) or where none ships and none is required.
+
+    Raises:
+        ConfigError: ``raw`` with ``critic`` or ``required``; ``required`` (``--luck-corrected``)
+            and no critic for this table; ``critic`` names no file.
+    """
+    if raw and (critic is not None or required):
+        raise ConfigError("raw results take no critic: drop --raw, or --critic/--luck-corrected")
+    if raw:
+        return None
+    if critic is not None:
+        from agents.learned.policy_file import policy_paths
+
+        weights = policy_paths(critic)[0]
+        if not weights.is_file():
+            raise ConfigError(f"critic {critic}: no such file ({weights})")
+        return weights
+    found = shipped_critic(num_players, setup, cards)
+    if found is None and required:
+        raise ConfigError(
+            f"no table critic ships for a {num_players}-player {setup} game"
+            + (" of your own cards" if cards is not None else "")
+            + ": give one with --critic PATH (a policy file with a whole-table critic, fitted on "
+            "other games: scripts/table_critic/), or drop --luck-corrected"
+        )
+    return found
 
 
 def _interval(values: np.ndarray, blocks: np.ndarray) -> tuple[float, float, float]:

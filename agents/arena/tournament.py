@@ -55,8 +55,18 @@ Result schema (``--json``)
       "game_length": {"decisions": {"mean", "min", "max"}, "rounds": {"mean", "min", "max"}},
       "end_triggers": {"score_25": int, "fort_level_5": int, "park_deck_empty": int},
       "first_player_win_rate": float,   # games won by the first player (shared victories count)
-      "shared_victories": int           # games with more than one winner
+      "shared_victories": int,          # games with more than one winner
+      "luck_corrected": {               # only with a critic (agents/arena/luck.py)
+        "critic": str, "critic_sha256": str, "samples": int,
+        "agents": {NAME: {"games": int,
+                          "raw_win_rate": float, "raw_ci95": [lo, hi], "raw_variance": float,
+                          "win_rate": float, "win_rate_ci95": [lo, hi],   # corrected
+                          "variance": float, "variance_reduction": float}}
+      }
     }
+
+Raw and luck-corrected figures never share a name: the corrected ones live only under
+``luck_corrected``, their intervals normal ones with a deal block as the unit.
 
 ``end_triggers`` count, per game, the conditions that held when the end was triggered
 (rulebook p.10; ``FortState._check_end``): 25+ points on the Victory Track, a Fort at Level 5,
@@ -83,6 +93,12 @@ from agents.arena.games import (
     init_worker,
     run_one,
     torch_threads,
+)
+from agents.arena.luck import (
+    DEFAULT_SAMPLES,
+    LuckCorrection,
+    LuckObserverFactory,
+    luck_summary,
 )
 from fort_env import FortGame
 
@@ -171,6 +187,8 @@ def run_tournament(
     duplicate_deals: bool = True,
     ray_address: str | None = None,
     record_games: int = 0,
+    critic: str | Path | None = None,
+    luck_samples: int = DEFAULT_SAMPLES,
 ) -> dict[str, Any]:
     """Play ``games`` games between ``agent_specs`` and summarise them (module docstring).
 
@@ -198,6 +216,10 @@ def run_tournament(
         record_games: the first ``record_games`` games keep their actions
             (``GameRecord.actions``), for :func:`game_records` / :func:`save_game_records`;
             they are returned with ``return_records``.
+        critic: a whole-table critic file: the result also holds luck-corrected win rates
+            (``"luck_corrected"``, :mod:`agents.arena.luck`; ``agents.arena.luck
+            .shipped_critic`` names the zoo's for a table); ``None``: raw results only.
+        luck_samples: the chance outcomes the correction samples per chance event.
 
     Every process playing the games runs torch on one intra-op thread
     (:func:`torch_threads`); with ``workers=1`` the caller's count is restored after.
@@ -205,6 +227,9 @@ def run_tournament(
     Raises:
         ValueError: the number of agents differs from ``num_players``, ``games < 1`` or
             ``workers < 1``; an unknown agent spec.
+        ModelFileError: a critic file that fails a check of ``load_policy_file``, has no
+            critic, or was saved for another table (before any game is played).
+        ConfigError: ``luck_samples`` is not an int >= 1.
     """
     from tqdm import tqdm
 
@@ -232,6 +257,11 @@ def run_tournament(
         from agents.arena.ray_games import connect
 
         connect(ray_address)
+    luck: LuckObserverFactory | None = None
+    if critic is not None:
+        luck = LuckObserverFactory(str(critic), num_players, setup, cards, luck_samples)
+        LuckCorrection(luck.load(), luck_samples)  # every check, before the first game
+        observer = luck if observer is None else _Both(observer, luck)
     jobs = [(g, seed, duplicate_deals, g < record_games) for g in range(games)]
     records: list[GameRecord] = []
     start = time.perf_counter()
@@ -278,9 +308,44 @@ def run_tournament(
     if ray_address is not None:
         result["ray_address"] = ray_address
     result["wall_seconds"] = round(wall, 3)
+    if luck is not None:
+        loaded = luck.load()
+        result["luck_corrected"] = {
+            "critic": str(loaded.path),
+            "critic_sha256": loaded.sha256,
+            "samples": luck_samples,
+            "agents": luck_summary(records, unique_names(specs), num_players),
+        }
     if return_records:
         result["records"] = records
     return result
+
+
+class _Both:
+    """Two observer factories as one: each game gets one observer of each; their ``end``
+    results are merged (picklable when both are)."""
+
+    def __init__(self, first: Any, second: Any) -> None:
+        self.first, self.second = first, second
+
+    def __call__(self) -> Any:
+        return _BothObserver(self.first(), self.second())
+
+
+class _BothObserver:
+    def __init__(self, first: Any, second: Any) -> None:
+        self.parts = (first, second)
+
+    def before(self, state: Any, seat: int, action: int) -> None:
+        for p in self.parts:
+            p.before(state, seat, action)
+
+    def after(self, state: Any, seat: int, action: int) -> None:
+        for p in self.parts:
+            p.after(state, seat, action)
+
+    def end(self, state: Any) -> dict[str, Any]:
+        return {**self.parts[0].end(state), **self.parts[1].end(state)}
 
 
 def game_records(
@@ -479,10 +544,22 @@ def format_table(result: dict[str, Any]) -> str:
             table.add_column(col, justify="left", no_wrap=True, min_width=width)
         else:
             table.add_column(col, justify="right")
+    luck = result.get("luck_corrected")
+    if luck is not None:
+        table.add_column("luck-corrected", justify="right")
+        table.add_column("95% CI", justify="right")
+        table.add_column("var ÷", justify="right")
     ranked = sorted(result["agents"].items(), key=lambda kv: -kv[1]["rating"]["ordinal"])
     for name, a in ranked:
         seats = " ".join("-" if x is None else f"{x:.2f}" for x in a["seat_win_rates"])
         lo, hi = a["win_rate_ci95"]
+        corrected = []
+        if luck is not None:
+            c = luck["agents"][name]
+            clo, chi = c["win_rate_ci95"]
+            corrected = [
+                f"{c['win_rate']:.3f}", f"[{clo:.3f}, {chi:.3f}]", f"{c['variance_reduction']:.2f}"
+            ]  # fmt: skip
         table.add_row(
             shown[name],
             f"{a['win_rate']:.3f}",
@@ -492,6 +569,7 @@ def format_table(result: dict[str, Any]) -> str:
             seats,
             f"{a['rating']['mu']:.1f}±{a['rating']['sigma']:.1f}",
             f"{a['think_seconds_per_game']:.2f}",
+            *corrected,
         )
     length = result["game_length"]
     trig = ", ".join(f"{k} {v}" for k, v in result["end_triggers"].items())
@@ -509,6 +587,12 @@ def format_table(result: dict[str, Any]) -> str:
         f"shared victories: {result['shared_victories']}",
         f"wall time: {result['wall_seconds']:.1f} s with {where}; seed {result['seed']}",
     ]
+    if luck is not None:
+        lines.append(
+            f"luck-corrected (AIVAT, agents/arena/luck.py): critic {luck['critic']} "
+            f"(sha256 {luck['critic_sha256'][:12]}), {luck['samples']} samples per chance "
+            "event; 'var ÷': the raw variance of a game's result over the corrected one"
+        )
     buf = StringIO()
     console = Console(
         file=buf, width=max(140, width + 110), force_terminal=False, color_system=None,
