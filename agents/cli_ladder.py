@@ -126,6 +126,29 @@ def register_ladder(app: Any) -> None:
             typer.Option("--json", help="Print one JSON object (schema: agents/arena/ladder.py)."),
         ] = False,
         setup: Annotated[str, typer.Option("--setup", help="basic or advanced.")] = "basic",
+        raw: Annotated[
+            bool,
+            typer.Option(
+                "--raw",
+                help="Raw win rates only (default: luck-corrected ones beside them where a "
+                "table critic ships for the table, as fort-env tournament).",
+            ),
+        ] = False,
+        luck_corrected: Annotated[
+            bool,
+            typer.Option(
+                "--luck-corrected",
+                help="Require luck-corrected results: an error before the first game when no "
+                "critic is given or ships for the table.",
+            ),
+        ] = False,
+        critic: Annotated[
+            str | None,
+            typer.Option(
+                "--critic",
+                help="The table critic of the luck correction (default: the zoo's).",
+            ),
+        ] = None,
     ) -> None:
         """Rate every bot: a seat-rotated round robin, OpenSkill ratings, a table; with
         --out or --write-docs, a plot and a doc section."""
@@ -173,6 +196,13 @@ def register_ladder(app: Any) -> None:
             bad_option("--bots", f"{len(entrants)} bots for {num_players}-player tables: need more")
         check_game(num_players, setup, None)
         check_agents([b.spec for b in entrants], "--bots" if bots is not None else "--add")
+        from agents.arena.luck import choose_critic
+        from fort_env.game.errors import ConfigError
+
+        try:
+            chosen = choose_critic(critic, raw, luck_corrected, num_players, setup)
+        except ConfigError as exc:
+            bad_option("--critic" if critic else "--luck-corrected", str(exc))
         del no_doc  # the default now
         doc_path = Path(doc) if doc else Path("docs/agents.md") if write_docs else None
         plot_path = (
@@ -207,11 +237,15 @@ def register_ladder(app: Any) -> None:
                 command += f" --add {add}"
         if setup != "basic":
             command += f" --setup {setup}"
+        if raw:
+            command += " --raw"
+        elif critic is not None:
+            command += f" --critic {critic}"
         if write_docs:
             command += " --write-docs"
         with failures():
             result = run_ladder(entrants, num_players, games, seed, workers, setup,
-                                command=command)  # fmt: skip
+                                command=command, critic=chosen)  # fmt: skip
             if json_output:
                 sys.stdout.write(json.dumps(result) + "\n")
             else:

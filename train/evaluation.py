@@ -1,5 +1,11 @@
 """Evaluations of the learner by tournament: periodic ones during training, the final one.
 
+Where a table critic ships for the game (``agents.arena.luck.shipped_critic``), every
+evaluation also reports the luck-corrected win rate (AIVAT, ``agents.arena.luck``), and the
+periodic evaluation's decision (the best checkpoint so far, a league snapshot) is taken on it:
+at 200 games its interval is narrower than the raw one's by the square root of the variance
+reduction the tournament reports. The raw figures are kept beside it, under their own names.
+
 Both trainers (``train.ppo``, ``train.maskable_ppo``) call :func:`periodic_evaluation` when
 :func:`evaluation_due`; ``train.runner.run`` plays the final one with :func:`evaluate`.
 """
@@ -10,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.arena.luck import shipped_critic
 from agents.arena.tournament import run_tournament
 from train.checkpoints import save_state
 from train.config import Config
@@ -21,6 +28,7 @@ __all__ = [
     "FINAL_EVAL_SEED_OFFSET",
     "evaluate",
     "evaluation_due",
+    "model_luck_corrected",
     "model_win_rate",
     "periodic_evaluation",
 ]
@@ -63,9 +71,11 @@ def evaluate(
     """Tournaments of the saved model against each opponent (``agents.arena.tournament``).
 
     Returns ``{opponent: run_tournament result}`` (``num_players`` seats: the model and
-    ``num_players - 1`` copies of the opponent, seats rotating).
+    ``num_players - 1`` copies of the opponent, seats rotating), luck-corrected where a table
+    critic ships for the game (module docstring).
     """
     spec = f"ppo:{model_path}" + ("" if config.deterministic_eval else ":deterministic=0")
+    critic = shipped_critic(config.num_players, config.setup)
     out = {}
     for i, opponent in enumerate(opponents):
         specs = [spec] + [opponent] * (config.num_players - 1)
@@ -77,6 +87,7 @@ def evaluate(
             workers=workers,
             setup=config.setup,
             progress=False,
+            critic=critic,
         )
         out[opponent] = result
     return out
@@ -86,6 +97,17 @@ def model_win_rate(result: Mapping[str, Any]) -> tuple[float, list[float]]:
     """The model's (first seat spec's) win rate and its 95% interval in a tournament result."""
     first = next(iter(result["agents"].values()))
     return float(first["win_rate"]), list(first["win_rate_ci95"])
+
+
+def model_luck_corrected(result: Mapping[str, Any]) -> tuple[float, list[float]] | None:
+    """The model's (first seat spec's) luck-corrected win rate and its 95% interval, or
+    ``None`` when the tournament was not corrected."""
+    luck = result.get("luck_corrected")
+    if luck is None:
+        return None
+    first = next(iter(result["agents"]))
+    mine = luck["agents"][first]
+    return float(mine["win_rate"]), list(mine["win_rate_ci95"])
 
 
 def periodic_evaluation(
@@ -102,8 +124,9 @@ def periodic_evaluation(
 ) -> dict[str, float]:
     """One periodic evaluation of the checkpoint against ``config.eval_opponents`` (both
     trainers): records it in ``state["evals"]`` and through ``log`` (``eval/...`` metrics),
-    calls ``add_snapshot`` when the first opponent's rate is the best so far (with
-    ``snapshot_weight > 0``), saves the run state. Returns opponent -> win rate."""
+    calls ``add_snapshot`` when the first opponent's rate (luck-corrected where a critic
+    ships) is the best so far (with ``snapshot_weight > 0``), saves the run state. Returns
+    opponent -> raw win rate."""
     # The same seed at every evaluation: each one replays the same deals (paired
     # evaluations), so successive rates differ by the learner, not by the deals.
     results = evaluate(
@@ -115,22 +138,31 @@ def periodic_evaluation(
         seed=state.get("eval_seed", config.seed + EVAL_SEED_OFFSET),
     )
     rates, intervals = {}, {}
+    corrected: dict[str, float] = {}
+    corrected_ci: dict[str, list[float]] = {}
     for opponent, result in results.items():
         rate, ci = model_win_rate(result)
         rates[opponent], intervals[opponent] = rate, ci
         log(f"eval/win_rate_vs_{opponent}", rate)
         log(f"eval/win_rate_vs_{opponent}_ci95_low", ci[0])
         log(f"eval/win_rate_vs_{opponent}_ci95_high", ci[1])
-    state["evals"].append(
-        {
-            "timesteps": timesteps,
-            "wall_seconds": round(elapsed, 1),
-            **rates,
-            "games": config.eval_games,
-            "ci95": intervals,
-        }
-    )
-    key = rates[config.eval_opponents[0]]
+        luck = model_luck_corrected(result)
+        if luck is not None:
+            corrected[opponent], corrected_ci[opponent] = luck
+            log(f"eval/luck_corrected_win_rate_vs_{opponent}", luck[0])
+    entry: dict[str, Any] = {
+        "timesteps": timesteps,
+        "wall_seconds": round(elapsed, 1),
+        **rates,
+        "games": config.eval_games,
+        "ci95": intervals,
+    }
+    if corrected:
+        entry["luck_corrected"] = corrected
+        entry["luck_corrected_ci95"] = corrected_ci
+    state["evals"].append(entry)
+    first = config.eval_opponents[0]
+    key = corrected.get(first, rates[first])
     if config.snapshot_weight > 0 and key >= state["best"]:
         state["best"] = key
         add_snapshot()
@@ -139,6 +171,11 @@ def periodic_evaluation(
         shown = ", ".join(
             f"{k} {v:.2f} [{intervals[k][0]:.2f}, {intervals[k][1]:.2f}]" for k, v in rates.items()
         )
+        if corrected:
+            shown += "; luck-corrected: " + ", ".join(
+                f"{k} {v:.2f} [{corrected_ci[k][0]:.2f}, {corrected_ci[k][1]:.2f}]"
+                for k, v in corrected.items()
+            )
         print(
             f"[{timesteps} steps, {elapsed:.0f} s] eval win rate "
             f"({config.eval_games} games each, Wilson 95% interval): {shown}"

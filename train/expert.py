@@ -22,7 +22,8 @@ as in AlphaZero (Silver et al. 2017) and expert iteration (Anthony, Tian and Bar
    gate_sims`` both; the same deals every round, seats rotated, ``agents.arena.tournament``);
    it becomes the best when its win rate reaches ``threshold`` times the fair share: 0.55 in a
    2-player game (AlphaZero's gate), ``1.1 / n`` among ``n`` players (one candidate against
-   ``n - 1`` copies of the best).
+   ``n - 1`` copies of the best); on the luck-corrected win rate where a table critic ships
+   (:func:`gate`).
 
 Written under ``OUT``: ``best.safetensors`` + ``best.json`` (the accepted network: play it as
 ``puct:model=OUT/best.safetensors``; its description's ``training.expert`` says how it was
@@ -309,8 +310,16 @@ def fit(policy: Any, data: Samples, config: ExpertConfig, device: str = "cpu") -
 def gate(candidate: Path, best: Path, num_players: int, config: ExpertConfig) -> dict[str, Any]:
     """The candidate against ``num_players - 1`` copies of the best (module docstring, 3.).
 
-    Returns ``{"games", "win_rate", "win_rate_ci95", "needed", "accepted", "seed"}``.
+    Where a table critic ships for the game (``agents.arena.luck.shipped_critic``), the gate
+    decides on the candidate's luck-corrected win rate (AIVAT, ``agents.arena.luck``; its
+    interval is narrower than the raw one's by the square root of the variance reduction);
+    the raw figures are kept beside it.
+
+    Returns ``{"games", "win_rate", "win_rate_ci95", "needed", "accepted", "seed"}`` (raw),
+    plus ``"luck_corrected": {"win_rate", "win_rate_ci95", "variance_reduction", "critic",
+    "critic_sha256"}`` when corrected; ``"decided_on"``: ``"luck_corrected"`` or ``"raw"``.
     """
+    from agents.arena.luck import shipped_critic
     from agents.arena.tournament import run_tournament
 
     needed = config.threshold * 2.0 / num_players  # the share over the fair 1/n: 1.1 at 0.55
@@ -323,18 +332,33 @@ def gate(candidate: Path, best: Path, num_players: int, config: ExpertConfig) ->
     specs = [f"puct:model={candidate}:{settings}"]
     specs += [f"puct:model={best}:{settings}"] * (num_players - 1)
     result = run_tournament(
-        specs, num_players, config.gate_games, seed=seed, workers=config.workers, progress=False
-    )
+        specs, num_players, config.gate_games, seed=seed, workers=config.workers, progress=False,
+        critic=shipped_critic(num_players),
+    )  # fmt: skip
     mine = result["agents"][specs[0]]  # the first spec keeps its name (unique_names)
     rate = float(mine["win_rate"])
-    return {
+    out: dict[str, Any] = {
         "games": int(result["games"]),
         "win_rate": rate,
         "win_rate_ci95": mine["win_rate_ci95"],
         "needed": needed,
-        "accepted": rate >= needed,
         "seed": seed,
+        "decided_on": "raw",
     }
+    luck = result.get("luck_corrected")
+    if luck is not None:
+        c = luck["agents"][specs[0]]
+        out["luck_corrected"] = {
+            "win_rate": c["win_rate"],
+            "win_rate_ci95": c["win_rate_ci95"],
+            "variance_reduction": c["variance_reduction"],
+            "critic": luck["critic"],
+            "critic_sha256": luck["critic_sha256"],
+        }
+        out["decided_on"] = "luck_corrected"
+        rate = float(c["win_rate"])
+    out["accepted"] = rate >= needed
+    return out
 
 
 # --------------------------------------------------------------------------- the loop
@@ -472,7 +496,17 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
                 else ""
             )
             + "; gate "
-            + (f"{g['win_rate']:.3f} (needs {g['needed']:.3f}): " if g["games"] else "off: ")
+            + (
+                f"{g['win_rate']:.3f}"
+                + (
+                    f" (luck-corrected {g['luck_corrected']['win_rate']:.3f})"
+                    if "luck_corrected" in g
+                    else ""
+                )
+                + f" (needs {g['needed']:.3f}): "
+                if g["games"]
+                else "off: "
+            )
             + ("accepted" if g["accepted"] else "rejected")
         )
     return report

@@ -76,6 +76,7 @@ from typing import Any
 import numpy as np
 
 from agents.arena.games import GameRecord
+from agents.arena.luck import luck_summary
 from agents.arena.provenance import provenance
 from agents.arena.tournament import display_names, run_tournament, summarize
 from agents.learned.policy_file import missing_model, preset_model
@@ -237,10 +238,14 @@ def run_ladder(
     cards: str | None = None,
     progress: bool = True,
     command: str = "",
+    critic: str | Path | None = None,
 ) -> dict[str, Any]:
     """Play every table of ``num_players`` different bots for ``games`` games; rate them.
 
     Returns the JSON-able result of the module docstring (``command`` is stored as given).
+    With ``critic`` (a whole-table critic file, ``agents.arena.luck``), each bot's row also
+    holds its luck-corrected win rate over all its tables (``luck_corrected``: ``win_rate``,
+    ``win_rate_ci95``, ``variance_reduction``) and the result names the critic.
 
     Raises:
         ValueError: fewer bots than ``num_players``, ``num_players`` not 2-4, ``games < 1``,
@@ -268,7 +273,7 @@ def run_ladder(
             result = run_tournament(
                 [bots[i].spec for i in table], num_players, games,
                 seed=_derive(seed, LADDER_KEY, t), workers=workers, setup=setup, cards=cards,
-                progress=False, return_records=True,
+                progress=False, return_records=True, critic=critic,
             )  # fmt: skip
             for r in result["records"]:
                 r.seating = [table[i] for i in r.seating]  # table index -> ladder index
@@ -280,6 +285,7 @@ def run_ladder(
     wall = time.perf_counter() - start
     names = [b.name for b in bots]
     summary = summarize(records, names, [b.spec for b in bots], num_players)
+    corrected = luck_summary(records, names, num_players) if critic is not None else {}
     rows = []
     for name in names:
         a = summary["agents"][name]
@@ -301,6 +307,13 @@ def run_ladder(
                 "ms_per_decision": 1000.0 * a["think_seconds_per_decision"],
             }
         )
+        if name in corrected:
+            c = corrected[name]
+            rows[-1]["luck_corrected"] = {
+                "win_rate": c["win_rate"],
+                "win_rate_ci95": c["win_rate_ci95"],
+                "variance_reduction": c["variance_reduction"],
+            }
     rows.sort(key=lambda row: -row["ordinal"])
     return {
         "bots": rows,
@@ -315,7 +328,15 @@ def run_ladder(
         "wall_seconds": round(wall, 1),
         "command": command,
         "provenance": provenance([b.spec for b in bots], num_players, setup, cards),
+        **({"critic": _critic_of(critic)} if critic is not None else {}),
     }
+
+
+def _critic_of(path: str | Path) -> dict[str, str]:
+    """The critic a ladder was corrected with: its file and SHA-256."""
+    from agents.learned.policy_file import read_description
+
+    return {"path": str(path), "sha256": str(read_description(path)["sha256"])}
 
 
 def _head_to_head(records: Sequence[GameRecord], names: Sequence[str]) -> dict[str, Any]:
@@ -354,7 +375,8 @@ def format_ladder(result: dict[str, Any]) -> str:
         f"{plural(result['tables'], 'table')}, {plural(result['games'], 'game')}"
     )
     columns = ("#", "bot", "mu", "mu ± 2 sigma", "ordinal", "games", "win rate", "95% CI")
-    for col in (*columns, "ms/dec"):
+    corrected = ("luck-corrected", "95% CI", "var ÷") if "critic" in result else ()
+    for col in (*columns, *corrected, "ms/dec"):
         if col == "bot":  # never cut: a model's run folder is what tells two apart
             table.add_column(col, justify="left", no_wrap=True, min_width=width)
         else:
@@ -371,6 +393,7 @@ def format_ladder(result: dict[str, Any]) -> str:
             str(row["games"]),
             f"{row['win_rate']:.3f}",
             f"[{wlo:.2f}, {whi:.2f}]",
+            *_corrected_cells(row, bool(corrected)),
             f"{row['ms_per_decision']:.1f}",
         )
     buf = StringIO()
@@ -381,6 +404,17 @@ def format_ladder(result: dict[str, Any]) -> str:
         f"{result['wall_seconds']:.0f} s"
     )
     return buf.getvalue()
+
+
+def _corrected_cells(row: dict[str, Any], shown: bool) -> list[str]:
+    """A row's luck-corrected cells of the ladder table (none when the ladder is raw)."""
+    if not shown:
+        return []
+    c = row.get("luck_corrected")
+    if c is None:
+        return ["-", "-", "-"]
+    lo, hi = c["win_rate_ci95"]
+    return [f"{c['win_rate']:.3f}", f"[{lo:.2f}, {hi:.2f}]", f"{c['variance_reduction']:.2f}"]
 
 
 def plot_ladder(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:

@@ -49,8 +49,7 @@ import numpy as np
 
 from fort_env import FortGame, FortState
 from fort_env.game.errors import ConfigError, ModelFileError
-from fort_env.game.fields import C_FIRST_PLAYER, C_SEED, C_SHUFFLES
-from fort_env.views.chance import cards_in_decks, reshuffle_decks
+from fort_env.views.chance import cards_in_decks, chance_state, reshuffle_decks
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -166,9 +165,8 @@ class LuckCorrection:
 
     def _start(self, state: FortState) -> None:
         """The deal's term, at the game's first decision (``state`` is the deal)."""
-        seed = int(state.ctx[C_SEED])
+        seed, _, first = chance_state(state)
         self._rng = np.random.default_rng(np.random.SeedSequence([seed, LUCK_KEY]))
-        first = int(state.ctx[C_FIRST_PLAYER])
         game: FortGame = state.game  # type: ignore[assignment]
         deals = [
             game.new_initial_state(int(self._rng.integers(2**62)), first_player=first)
@@ -183,13 +181,13 @@ class LuckCorrection:
             self._start(state)
         self._before = state.clone()
         self._decks = cards_in_decks(state)
-        self._shuffles = int(state.ctx[C_SHUFFLES])
+        self._shuffles = chance_state(state)[1]
 
     def after(self, state: FortState, seat: int, action: int) -> None:
         before = self._before
         if before is None or self._rng is None or self.luck is None:
             return
-        if cards_in_decks(state) == self._decks and int(state.ctx[C_SHUFFLES]) == self._shuffles:
+        if cards_in_decks(state) == self._decks and chance_state(state)[1] == self._shuffles:
             return  # no card left a deck and nothing was shuffled: no chance in this action
         others = []
         for _ in range(self.samples):

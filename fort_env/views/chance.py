@@ -23,10 +23,10 @@ from typing import TypeVar
 import numpy as np
 
 from fort_env.game.constants import DECK, PARK_DECK, SEED_LIMIT
-from fort_env.game.fields import C_SEED, C_SHUFFLES
+from fort_env.game.fields import C_FIRST_PLAYER, C_SEED, C_SHUFFLES
 from fort_env.game.state_arrays import StateArrays
 
-__all__ = ["cards_in_decks", "reshuffle_decks"]
+__all__ = ["cards_in_decks", "chance_state", "reshuffle_decks"]
 
 S = TypeVar("S", bound=StateArrays)
 
@@ -39,6 +39,13 @@ def cards_in_decks(state: StateArrays) -> int:
     """
     zone = np.asarray(state.zone)
     return int(np.count_nonzero((zone == DECK) | (zone == PARK_DECK)))
+
+
+def chance_state(state: StateArrays) -> tuple[int, int, int]:
+    """``(seed, shuffles, first_player)``: the game's seed, the random events drawn so far
+    (``fort_env.game.rng``) and the seat that started (rulebook p.2, step 1)."""
+    ctx = state.ctx
+    return int(ctx[C_SEED]), int(ctx[C_SHUFFLES]), int(ctx[C_FIRST_PLAYER])
 
 
 def reshuffle_decks(state: S, rng: np.random.Generator) -> S:
@@ -58,7 +65,7 @@ def reshuffle_decks(state: S, rng: np.random.Generator) -> S:
         actions are those of ``state`` (``tests/test_luck.py`` checks them on random
         positions of both backends).
     """
-    s = state.clone()
+    s: S = state.clone()
     zone, owner, pos = np.asarray(s.zone), np.asarray(s.owner), s.pos
     piles = [np.flatnonzero(zone == PARK_DECK)]
     in_deck = zone == DECK
