@@ -297,9 +297,12 @@ def luck_summary(records: Sequence[Any], names: Sequence[str], num_players: int)
     ``record.extra`` holds a :class:`LuckCorrection`'s result (``GameRecord``s).
 
     Returns ``{NAME: {"games", "raw_win_rate", "raw_ci95", "raw_variance", "win_rate",
-    "win_rate_ci95", "variance", "variance_reduction"}}``: ``win_rate`` is the corrected mean,
-    the intervals are normal 95% intervals with a deal block as the unit, the variances those
-    of one game's result, and ``variance_reduction`` = raw variance / corrected variance.
+    "win_rate_ci95", "variance", "variance_reduction", "luck", "luck_ci95"}}``: ``win_rate`` is
+    the corrected mean, the intervals are normal 95% intervals with a deal block as the unit,
+    the variances those of one game's result, and ``variance_reduction`` = raw variance /
+    corrected variance.
+    ``luck`` (with ``luck_ci95``) is the mean luck taken out, raw minus corrected on the same
+    games: its expectation is 0, so an interval far from 0 flags a biased chance model.
     """
     raw: list[list[float]] = [[] for _ in names]
     fixed: list[list[float]] = [[] for _ in names]
@@ -318,6 +321,7 @@ def luck_summary(records: Sequence[Any], names: Sequence[str], num_players: int)
             continue
         rm, rlo, rhi = _interval(u, b)
         cm, clo, chi = _interval(c, b)
+        lm, llo, lhi = _interval(u - c, b)
         rv = float(u.var(ddof=1)) if len(u) > 1 else float("nan")
         cv = float(c.var(ddof=1)) if len(c) > 1 else float("nan")
         out[name] = {
@@ -329,5 +333,7 @@ def luck_summary(records: Sequence[Any], names: Sequence[str], num_players: int)
             "win_rate_ci95": [clo, chi],
             "variance": cv,
             "variance_reduction": rv / cv if cv > 0 else float("inf"),
+            "luck": lm,
+            "luck_ci95": [llo, lhi],
         }
     return out

@@ -61,7 +61,8 @@ Result schema (``--json``)
         "agents": {NAME: {"games": int,
                           "raw_win_rate": float, "raw_ci95": [lo, hi], "raw_variance": float,
                           "win_rate": float, "win_rate_ci95": [lo, hi],   # corrected
-                          "variance": float, "variance_reduction": float}}
+                          "variance": float, "variance_reduction": float,
+                          "luck": float, "luck_ci95": [lo, hi]}}   # raw - corrected
       }
     }
 

@@ -153,15 +153,20 @@ def main() -> None:
         "source": commit,
         "data": {
             "shards": [str(s) for s in d["shards"]],
-            "games": int(len(np.unique(d["game"]))),
-            "rows": int(len(y)),
-            "validation_games": int(len(np.unique(d["game"][val]))),
+            "games": len(np.unique(d["game"])),
+            "rows": len(y),
+            "validation_games": len(np.unique(d["game"][val])),
         },
         "fit": {
-            "widths": widths, "dropout": a.dropout, "lr": a.lr, "weight_decay": a.wd,
-            "batch": a.batch, "epochs": len(history), "validation_mse": history,
+            "widths": widths,
+            "dropout": a.dropout,
+            "lr": a.lr,
+            "weight_decay": a.wd,
+            "batch": a.batch,
+            "epochs": len(history),
+            "validation_mse": history,
             "seconds": round(time.time() - t0, 1),
-        },  # fmt: skip
+        },
         "validation_mse": round(best, 5),
     }
     write_text(description, json.dumps(saved, indent=1) + "\n")
