@@ -213,3 +213,22 @@ def test_moves_and_decisions_read_in_words() -> None:
     for kind in DecisionKind:
         words = decision_words(kind)
         assert words[0].isupper() and "_" not in words
+
+
+def test_a_move_says_whose_things_it_uses() -> None:
+    """A choice offered to the reader uses "your" Stuff; a move someone else made (a bot's in
+    the terminal, any in a replay) uses "their"."""
+    game = FortGame(2)
+    state = game.new_initial_state(seed=1)
+    layout = game.layout
+    assert action_words(state, layout.PAY + 0) == "pay 1 toy from your Stuff"
+    assert action_words(state, layout.PAY + 3, "their") == "pay 1 pizza from their Pack"
+    assert action_words(state, layout.PACK_FROM + 3, "their") == (
+        "pack 1 toy from the supply, with Sticky Fingers"
+    )
+    assert action_words(state, layout.LOOKOUT_PARK_DECK, "their") == (
+        "tuck the top card of the Park deck into their Lookout"
+    )
+    assert "your" not in " ".join(
+        action_words(state, a, "their") for a in range(game.num_distinct_actions)
+    )

@@ -159,7 +159,7 @@ def test_cli_replay_prints_the_game_turn_by_turn(tmp_path: Path) -> None:
     decisions = [line for line in lines if line.startswith(" ") and "  player_" in line]
     assert len(decisions) == n
     state = fort_env.FortGame(3).new_initial_state(seed=5)
-    assert decisions[0].endswith(action_words(state, record["actions"][0]))
+    assert decisions[0].endswith(action_words(state, record["actions"][0], "their"))
     winners = ", ".join(f"player_{p}" for p in env.fort_state().winners())
     assert lines[-1] == f"Winners: {winners}"
     with_states = CliRunner().invoke(app, ["replay", "--states", str(path)])

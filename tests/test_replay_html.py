@@ -18,8 +18,9 @@ from typer.testing import CliRunner
 import fort_env
 from fort_env.records import make_record, save_record
 from fort_env.tools.cli import app
-from fort_env.tools.replay_html import build_frames, render_html
-from fort_env.views.words import action_words, decision_words, effect_words
+from fort_env.tools.replay_html import build_frames, render_html, script_json
+from fort_env.views.words import action_words, decision_name, effect_words
+from tests import js_page
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -70,9 +71,9 @@ def test_frames_follow_the_game(game: tuple[dict[str, Any], list[Any], dict[str,
         frame = frames[i]
         assert frame["index"] == i
         assert frame["decision"]["kind"] == state.decision.kind.name
-        assert frame["decision"]["text"] == decision_words(state.decision.kind)
+        assert frame["decision"]["text"] == decision_name(state.decision.kind)
         assert frame["decision"]["player"] == state.current_player()
-        assert frame["action"] == {"id": action, "text": action_words(state, action)}
+        assert frame["action"] == {"id": action, "text": action_words(state, action, "their")}
         for p, seat in enumerate(frame["seats"]):
             row = state.to_dict()["players"][p]
             assert seat["fort_level"] == row["fort_level"]
@@ -329,3 +330,28 @@ def test_chromium_shows_hostile_card_names(tmp_path: Path, game: Any) -> None:
     assert text_of(dom, "step-label") == f"decision 0 / {len(data['frames']) - 1}"  # not blank
     park = re.search(r'<ul id="park" class="cards">(.*?)</ul>', dom, re.S)
     assert park and items(park.group(1)) == names
+
+
+@pytest.mark.skipif(js_page.NODE is None, reason="Node.js is not installed")
+def test_the_page_shows_the_decision_the_move_and_the_cards_in_words(
+    game: tuple[dict[str, Any], list[Any], dict[str, Any]],
+) -> None:
+    """The page's own script (in Node, ``tests/js_page.py``) writes the frame's words: who
+    decides what, the move chosen, the actions of the cards in play."""
+    _, _, data = game
+    step = next(i for i, f in enumerate(data["frames"]) if f["in_play"] and f["decision"])
+    frame = data["frames"][step]
+    before = (
+        f'document.getElementById("frames").textContent = {json.dumps(script_json(data))};'
+        f'location.hash = "#step={step}";'
+    )
+    dom = js_page.run_page(js_page.page_script(render_html(data)), before=before)
+    (decision,) = js_page.find(dom, id="decision")
+    who = frame["decision"]["player"]
+    assert js_page.text_of(decision) == f"player_{who} decides: {frame['decision']['text']}"
+    assert "_" not in frame["decision"]["text"]
+    (action,) = js_page.find(dom, id="action")
+    assert js_page.text_of(action) == f"chooses: {frame['action']['text']}"
+    (in_play,) = js_page.find(dom, id="in-play")  # the stand-in makes it a div
+    shown = js_page.text_of(in_play)
+    assert frame["in_play"][0]["public"] in shown and "->" not in shown and " x " not in shown

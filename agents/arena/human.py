@@ -85,10 +85,11 @@ def rivals_needed(num_players: int, noun: str) -> str:
     return f"{num_players} players need {count} (one spec for every rival, or one per rival)"
 
 
-def move_text(state: FortState, action: int, raw: bool = False) -> str:
-    """``action`` as the person reads it: in words (``words.action_words``), or with ``raw``
-    its code name (``action_to_string``)."""
-    return state.action_to_string(action) if raw else words.action_words(state, action)
+def move_text(state: FortState, action: int, raw: bool = False, own: str = "your") -> str:
+    """``action`` as the person reads it: in words (``words.action_words``; ``own``: "your"
+    for the person's own choices, "their" for a rival's move), or with ``raw`` its code name
+    (``action_to_string``)."""
+    return state.action_to_string(action) if raw else words.action_words(state, action, own)
 
 
 def public_text(state: FortState, action: int, raw: bool = False) -> str:
@@ -106,7 +107,7 @@ def public_text(state: FortState, action: int, raw: bool = False) -> str:
         return f"tucks a card [{'/'.join(game.cards[i].suit_names)}] into their Lookout"
     if name == "ADD_CARD" and i in state.cards_in(LOOKOUT):  # a Lookout's face is hidden
         return f"adds a Lookout card [{'/'.join(game.cards[i].suit_names)}]"
-    return move_text(state, action, raw)
+    return move_text(state, action, raw, own="their")
 
 
 def describe_decision(state: FortState, raw: bool = False) -> str:

@@ -18,9 +18,10 @@ its script, shared by the replay page (``fort_env.tools.replay_html``) and the p
 - :func:`card_texts` maps every card's label to its two actions (the text a card shows on
   hover).
 
-Cards' actions and the chosen move read in the rulebook's English (``fort_env.views.words``:
-"Gather 1 toy for each crown you show"); ``raw=True`` keeps the card language and the action
-names as code (``fort-env replay --html OUT --raw``).
+Cards' actions, the chosen move ("pay 1 toy from their Stuff") and the decision's ``text`` (its
+kind in words: "stop or continue") read in the rulebook's English (``fort_env.views.words``:
+"Gather 1 toy for each crown you show"); ``raw=True`` keeps the card language, the action names
+and the kinds' names as code (``fort-env replay --html OUT --raw``).
 
 Frame schema (JSON)::
 
@@ -169,12 +170,12 @@ def board_frame(
     else:
         dec = state.decision  # kind, player and public context (leader, played card, cost)
         context = {k: list(v) if isinstance(v, tuple) else v for k, v in dec.context.items()}
-        text = dec.kind.name if raw else words.decision_words(dec.kind)
+        text = dec.kind.name if raw else words.decision_name(dec.kind)
         frame["decision"] = {
             "kind": dec.kind.name, "player": dec.player, "context": context, "text": text,
         }  # fmt: skip
     if action is not None:
-        text = state.action_to_string(action) if raw else words.action_words(state, action)
+        text = state.action_to_string(action) if raw else words.action_words(state, action, "their")
         frame["action"] = {"id": int(action), "text": text}
     return frame
 

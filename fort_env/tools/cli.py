@@ -30,7 +30,7 @@ from fort_env.records import replay as replay_record  # noqa: E402
 from fort_env.tools.cli_errors import failures, output_closed  # noqa: E402
 from fort_env.tools.plugins import plugins  # noqa: E402
 from fort_env.views.text import plural, score_line, state_to_string  # noqa: E402
-from fort_env.views.words import action_words  # noqa: E402
+from fort_env.views.words import action_words, decision_name  # noqa: E402
 
 
 class _App(typer.Typer):
@@ -85,8 +85,9 @@ KIND_WIDTH = max(len(kind.name) for kind in DecisionKind)
 
 
 def kind_words(kind: DecisionKind, raw: bool) -> str:
-    """A decision kind in the replay's column: its name (``raw``), or in lower-case words."""
-    return kind.name if raw else kind.name.lower().replace("_", " ")
+    """A decision kind in the replay's column: its name (``raw``), or in lower-case words
+    (``words.decision_name``)."""
+    return kind.name if raw else decision_name(kind)
 
 
 class _DecisionPrinter:
@@ -119,7 +120,7 @@ class _DecisionPrinter:
                 typer.echo(f"\n== Turn {self.turns}: player_{leader} leads ==")
         if self.states:
             typer.echo(state_to_string(state, words=not self.raw))
-        move = state.action_to_string(action) if self.raw else action_words(state, action)
+        move = state.action_to_string(action) if self.raw else action_words(state, action, "their")
         typer.echo(
             f"{self.index:5d}  player_{decision.player}  "
             f"{kind_words(decision.kind, self.raw):<{KIND_WIDTH}} {move}"

@@ -65,6 +65,7 @@ __all__ = [
     "action_words",
     "card_text",
     "card_words",
+    "decision_name",
     "decision_words",
     "effect_words",
     "is_internal",
@@ -224,7 +225,7 @@ def mode_words(mode: int) -> str:
 
 
 def _place(in_pack: bool) -> str:
-    return "your Pack" if in_pack else "your Stuff"
+    return "{own} Pack" if in_pack else "{own} Stuff"
 
 
 # each option range's option index -> words, from its option table's structure
@@ -233,7 +234,7 @@ _OPTION_WORDS: dict[str, tuple[str, ...]] = {
     "MODES": tuple(mode_words(m) for m in range(len(MODE_PLAN))),
     "RESOURCES": RESOURCES,
     "PACK_NAMES": tuple(
-        f"{_RESOURCE_ONE[r]} from {'the supply, with Sticky Fingers' if supply else 'your Stuff'}"
+        f"{_RESOURCE_ONE[r]} from {'the supply, with Sticky Fingers' if supply else '{own} Stuff'}"
         for r, supply in PACK_OPTIONS
     ),
     "PAY_NAMES": tuple(f"{_RESOURCE_ONE[r]} from {_place(pack)}" for r, pack in PAY_OPTIONS),
@@ -246,15 +247,16 @@ _OPTION_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 # Each range's move in words (``{card}``: the card's label, ``{option}``: its option's words,
-# ``{rival}``: the rival seat it names); the ranges not here read as ``Range.text`` does.
+# ``{rival}``: the rival seat it names, ``{own}``: "your" or "their"); the ranges not here read
+# as ``Range.text`` does.
 _RANGE_WORDS: dict[str, str] = {
     "USE_DIY": "trash DIY to Advance Fort, paying 1 resource more",
-    "RECYCLE": "trash Recycling to take {card} from your discard pile into your hand",
+    "RECYCLE": "trash Recycling to take {card} from {own} discard pile into {own} hand",
     "SUIT": "choose {option}",
     "STOP_ADDING": "stop adding cards",
     "PACK_FROM": "pack {option}",
-    "LOOKOUT_CARD": "tuck {card} into your Lookout",
-    "LOOKOUT_PARK_DECK": "tuck the top card of the Park deck into your Lookout",
+    "LOOKOUT_CARD": "tuck {card} into {own} Lookout",
+    "LOOKOUT_PARK_DECK": "tuck the top card of the Park deck into {own} Lookout",
     "RECRUIT_PARK_DECK": "recruit the top card of the Park deck",
     "TRASH_RIVAL_CARD": "trash {card} from {rival}'s Yard",
     "COPY_RIVAL": "copy {rival}'s Pack",
@@ -285,10 +287,12 @@ def is_internal(state: StateArrays, action: int) -> bool:
     return state.game.layout.decode(int(action))[0] in INTERNAL_RANGES
 
 
-def action_words(state: StateArrays, action: int) -> str:
+def action_words(state: StateArrays, action: int, own: str = "your") -> str:
     """``action`` as a move in words ("play Chef [book]#3", "use the public action fully,
     then the private one as far as you like", "copy player 2's Pack"), for the position
-    ``state`` it is taken from (a rival is named from the acting seat).
+    ``state`` it is taken from (a rival is named from the acting seat). ``own``: the mover's
+    things as the reader sees them: "your" (a choice offered to the reader) or "their" (a
+    move someone else made: "pay 1 toy from their Stuff").
 
     Raises:
         ValueError: the action is outside ``[0, num_distinct_actions)``.
@@ -305,8 +309,8 @@ def action_words(state: StateArrays, action: int) -> str:
         rival = f"player {(me + i + 1) % n}" if me >= 0 else f"the rival {i + 1} to the left"
     option = ""
     if row.options is not None and row.options != "RIVALS":
-        option = _OPTION_WORDS[row.options][i]
-    return text.format(card=card, option=option, rival=rival, i=i)
+        option = _OPTION_WORDS[row.options][i].format(own=own)
+    return text.format(card=card, option=option, rival=rival, i=i, own=own)
 
 
 # --- decisions ------------------------------------------------------------------------------
@@ -342,6 +346,12 @@ DECISION_WORDS: dict[str, str] = {
 }
 """What each decision kind asks, in words (``verb_table.DECISIONS``)."""
 assert set(DECISION_WORDS) == set(verb_table.DECISION_NAMES), "every decision has its words"
+
+
+def decision_name(kind: DecisionKind | int) -> str:
+    """A decision kind's short name in words, for a column or a third person ("stop or
+    continue", "play"): its name in lower case with spaces."""
+    return DecisionKind(int(kind)).name.lower().replace("_", " ")
 
 
 def decision_words(kind: DecisionKind | int) -> str:
