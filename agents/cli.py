@@ -114,11 +114,13 @@ def play(
     seat: int = 0,
     setup: str = "basic",
     save: str | None = None,
+    raw: bool = False,
 ) -> int:
     """Play a game in the terminal against bots; returns the exit code (0).
 
     ``save``: write the game (finished or not) to this file as a record (``fort_env.records``;
-    ``fort-env replay`` reads it), with ``agents``: who sat at each seat.
+    ``fort-env replay`` reads it), with ``agents``: who sat at each seat. ``raw``: cards and
+    moves as code, not words (``agents.arena.human.play_human``).
 
     Raises:
         OSError: ``save`` cannot be written.
@@ -129,7 +131,7 @@ def play(
     if seed is None:
         seed = random.randrange(2**31)
     result = play_human(
-        num_players, split_specs(opponents), seed=seed, human_seat=seat, setup=setup
+        num_players, split_specs(opponents), seed=seed, human_seat=seat, setup=setup, raw=raw
     )
     if save is not None:
         config = {"num_players": num_players, "setup": setup, "cards": None}
@@ -301,9 +303,18 @@ def register(app: Any) -> None:
                 "fort-env replay reads.",
             ),
         ] = None,
+        raw: Annotated[
+            bool,
+            typer.Option(
+                "--raw",
+                help="Show cards and moves as code (the card language, action names) instead "
+                "of the rulebook's words.",
+            ),
+        ] = False,
     ) -> None:
         """Play Fort in the terminal against bots: the table once, then what changed before
-        each of your decisions; type a choice's number, t for the whole table, q to quit."""
+        each of your decisions; type a choice's number, t for the whole table and the
+        choices, ? for the keys, q to quit."""
         if seat >= num_players:
             bad_option(
                 "--seat", f"seat {seat} in a {num_players}-player game (0..{num_players - 1})"
@@ -319,7 +330,7 @@ def register(app: Any) -> None:
         if save is not None:
             check_save_file(save)
         with failures():
-            play(num_players, opponents, seed, seat, setup, save)
+            play(num_players, opponents, seed, seat, setup, save, raw)
 
     @app.command("serve")
     def serve_cmd(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,63 @@ def test_play_save_writes_a_record_that_replays(tmp_path: Path) -> None:
     assert "result" not in unfinished and not replay(unfinished).is_terminal()
     bad = CliRunner().invoke(app, [*args[:-1], str(tmp_path / "no" / "game.json")])
     assert bad.exit_code == 2 and "--save" in bad.output
+
+
+def test_t_shows_the_table_and_the_pending_choices_and_h_lists_the_keys() -> None:
+    """``t`` prints the whole table, then the decision and its numbered choices again (they
+    had scrolled away); ``?`` and ``h`` list the keys."""
+    from agents.arena.human import HELP
+
+    read, prompts = scripted("?", "t", "h", then="0")
+    out: list[str] = []
+    play_human(2, ["builder"], seed=4, input_fn=read, output_fn=out.append)
+    out = "\n".join(out).splitlines()
+    first = next(i for i, line in enumerate(out) if line.startswith("  [0] "))
+    choices = [line for line in out[first:] if line.startswith("  [")]
+    n = next(k for k, line in enumerate(choices) if not line.startswith(f"  [{k}] "))
+    asked = out[first : first + 400]
+    help_at = [i for i, line in enumerate(asked) if line == HELP[0]]
+    assert len(help_at) == 2 and asked[help_at[0] : help_at[0] + len(HELP)] == list(HELP)
+    table_at = next(i for i, line in enumerate(asked) if line.startswith("Park deck:"))
+    decision = [line for line in out[:first] if line.startswith("Decision: ")][-1]
+    again = asked[table_at:]
+    at = again.index(decision)  # the decision after the table, then its choices
+    assert again[at + 1 : at + 1 + n] == choices[:n]
+    assert "? for help" in prompts[0] and "t for the table" in prompts[0]
+
+
+def test_the_table_says_victory_track_and_cards_read_in_words() -> None:
+    read, _ = scripted(then="0")
+    out: list[str] = []
+    play_human(2, ["random"], seed=6, input_fn=read, output_fn=out.append)
+    text = "\n".join(out)
+    assert re.search(r"Player 0( \(leader\))?: Victory Track \d+,", text)
+    assert not re.search(r": score \d", text)
+    hand = [line for line in text.splitlines() if re.match(r"  \S.*\]: public: ", line)]
+    assert hand and not any("(" in h or "_" in h or "->" in h for h in hand)
+    assert "(fully)" not in text
+
+
+def test_internal_steps_are_not_printed_as_moves() -> None:
+    """Going on with an action used partially (CONTINUE_ACTION) is no one's move: the bots'
+    are taken without a line, as are the person's where it is the only choice; with
+    ``raw`` they are printed as they are."""
+    from fort_env.views.words import is_internal
+
+    for seed in range(40):
+        read, _ = scripted(then="0")
+        out: list[str] = []
+        result = play_human(2, ["random"], seed=seed, input_fn=read, output_fn=out.append)
+        bots = [a for a in result.actions if is_internal(result.state, a)]
+        if bots:
+            break
+    else:
+        pytest.fail("no internal step in 40 games")
+    assert not any("next step of this action" in line for line in out if line.startswith("player "))
+    read, _ = scripted(then="0")
+    raw_out: list[str] = []
+    play_human(2, ["random"], seed=seed, input_fn=read, output_fn=raw_out.append, raw=True)
+    lines = "\n".join(raw_out).splitlines()
+    assert "player 1: go on with this action" in lines
+    assert any(re.search(r"\w x \w|\(", line) for line in lines if "public: " in line)
+    assert any(": score " in line for line in lines if line.startswith("Player "))

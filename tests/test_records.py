@@ -26,6 +26,7 @@ from fort_env.records import (
     save_record,
 )
 from fort_env.tools.cli import app
+from fort_env.views.words import action_words
 
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced")]
 
@@ -158,11 +159,19 @@ def test_cli_replay_prints_the_game_turn_by_turn(tmp_path: Path) -> None:
     decisions = [line for line in lines if line.startswith(" ") and "  player_" in line]
     assert len(decisions) == n
     state = fort_env.FortGame(3).new_initial_state(seed=5)
-    assert decisions[0].endswith(state.action_to_string(record["actions"][0]))
+    assert decisions[0].endswith(action_words(state, record["actions"][0], "their"))
     winners = ", ".join(f"player_{p}" for p in env.fort_state().winners())
     assert lines[-1] == f"Winners: {winners}"
     with_states = CliRunner().invoke(app, ["replay", "--states", str(path)])
     assert with_states.exit_code == 0 and "Park deck:" in with_states.output
+    assert "Victory Track" in with_states.output and ": score " not in with_states.output
+    # --raw: the action names and the table as code, decision by decision
+    raw = CliRunner().invoke(app, ["replay", "--raw", "--states", str(path)])
+    assert raw.exit_code == 0 and ": score " in raw.output
+    rows = [r for r in raw.output.splitlines() if r.startswith(" ") and "  player_" in r]
+    names: list[str] = []
+    replay(record, on_decision=lambda s, a: names.append(s.action_to_string(a)))
+    assert len(rows) == n and all(r.endswith(t) for r, t in zip(rows, names, strict=True))
 
 
 def test_cli_replay_of_an_unfinished_draft(tmp_path: Path) -> None:
@@ -301,18 +310,29 @@ def test_a_record_keeps_a_fixed_first_player() -> None:
 def test_cli_replay_columns_labels_and_counts(tmp_path: Path) -> None:
     """The decision column fits STOP_OR_CONTINUE, the breakdown says "Fort Level points" for
     the points and "Fort Level" for the level, and one card is "1 card"."""
+    from fort_env.game.decisions import DecisionKind
+    from fort_env.tools.cli import KIND_WIDTH, kind_words
     from fort_env.views.text import score_line, state_to_string
 
     for seed in range(30):
         env = played(2, "basic", seed)
-        if "STOP_OR_CONTINUE" in CliRunner().invoke(app, ["replay", _saved(env, tmp_path)]).output:
+        raw = CliRunner().invoke(app, ["replay", "--raw", _saved(env, tmp_path)]).output
+        if "STOP_OR_CONTINUE" in raw:
             break
     else:
         pytest.fail("no STOP_OR_CONTINUE decision in 30 random games")
     output = CliRunner().invoke(app, ["replay", _saved(env, tmp_path)]).output
-    rows = [line for line in output.splitlines() if line.startswith(" ") and "  player_" in line]
-    starts = {len(line) - len(line.split("  player_", 1)[1].split(None, 1)[1]) for line in rows}
-    assert len(starts) == 1  # every action starts in the same column
+    assert "stop or continue" in output and "STOP_OR_CONTINUE" not in output
+    for text, raw_form in ((output, False), (raw, True)):
+        kinds = {kind_words(k, raw_form) for k in DecisionKind}
+        rows = [line for line in text.splitlines() if line.startswith(" ") and "  player_" in line]
+        starts = set()
+        for line in rows:
+            rest = line.split("  player_", 1)[1].split(None, 1)[1]  # the kind, then the action
+            starts.add(len(line) - len(rest))
+            assert rest[:KIND_WIDTH].rstrip() in kinds, line
+            assert rest[KIND_WIDTH] == " " != rest[KIND_WIDTH + 1], line
+        assert len(starts) == 1  # every kind, hence every action, starts in the same column
     breakdown = [line for line in output.splitlines() if line.startswith("player_")]
     assert len(breakdown) == 2 and all("Fort Level points " in line for line in breakdown)
     assert all(re.search(r"\(Fort Level \d\)$", line) for line in breakdown)

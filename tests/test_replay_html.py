@@ -18,7 +18,9 @@ from typer.testing import CliRunner
 import fort_env
 from fort_env.records import make_record, save_record
 from fort_env.tools.cli import app
-from fort_env.tools.replay_html import build_frames, render_html
+from fort_env.tools.replay_html import build_frames, render_html, script_json
+from fort_env.views.words import action_words, decision_name, effect_words
+from tests import js_page
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
@@ -60,7 +62,7 @@ def test_frames_follow_the_game(game: tuple[dict[str, Any], list[Any], dict[str,
     card = fort_env.FortGame(3).cards[3]
     label = f"{card.name} [{'/'.join(card.suit_names)}]#3"
     assert data["meta"]["card_text"][label] == (
-        f"public: {card.public or '-'} | private: {card.private or '-'}"
+        f"public: {effect_words(card.public_effect)} | private: {effect_words(card.private_effect)}"
     )
     assert data["meta"]["score_labels"]["fort_level"] == "Fort Level points"
     assert json.loads(json.dumps(data)) == data  # JSON-able as it is
@@ -69,8 +71,9 @@ def test_frames_follow_the_game(game: tuple[dict[str, Any], list[Any], dict[str,
         frame = frames[i]
         assert frame["index"] == i
         assert frame["decision"]["kind"] == state.decision.kind.name
+        assert frame["decision"]["text"] == decision_name(state.decision.kind)
         assert frame["decision"]["player"] == state.current_player()
-        assert frame["action"] == {"id": action, "text": state.action_to_string(action)}
+        assert frame["action"] == {"id": action, "text": action_words(state, action, "their")}
         for p, seat in enumerate(frame["seats"]):
             row = state.to_dict()["players"][p]
             assert seat["fort_level"] == row["fort_level"]
@@ -90,6 +93,27 @@ def test_frames_follow_the_game(game: tuple[dict[str, Any], list[Any], dict[str,
     assert any(f["in_play"] for f in frames)  # played cards are shown with their actions
     shown = next(f["in_play"][0] for f in frames if f["in_play"])
     assert set(shown) == {"card", "owner", "zone", "public", "private"}
+
+
+def test_raw_frames_keep_the_code_form(
+    game: tuple[dict[str, Any], list[Any], dict[str, Any]],
+) -> None:
+    """``--raw``: the card language, the action names and the decision kinds, as written."""
+    record, states, words_data = game
+    data = build_frames(record, raw=True)
+    card = fort_env.FortGame(3).cards[3]
+    label = f"{card.name} [{'/'.join(card.suit_names)}]#3"
+    assert data["meta"]["card_text"][label] == f"public: {card.public} | private: {card.private}"
+    assert data["meta"]["card_text"][label] != words_data["meta"]["card_text"][label]
+    for i in (0, len(states) // 2):
+        state, action = states[i]
+        frame = data["frames"][i]
+        assert frame["action"]["text"] == state.action_to_string(action)
+        assert frame["decision"]["text"] == state.decision.kind.name
+    shown = next(f["in_play"][0] for f in data["frames"] if f["in_play"])
+    cards = {c.name: c for c in fort_env.FortGame(3).cards}
+    played = cards[shown["card"].split(" [")[0]]
+    assert (shown["public"], shown["private"]) == (played.public or "-", played.private or "-")
 
 
 def test_page_is_self_contained_and_escapes_its_data() -> None:
@@ -194,7 +218,7 @@ def test_chromium_renders_the_board_at_several_decisions(tmp_path: Path, game: A
         assert park and items(park.group(1)) == frame["park"]
         if step < last:
             who = frame["decision"]["player"]
-            assert text_of(dom, "decision") == f"player_{who} decides: {frame['decision']['kind']}"
+            assert text_of(dom, "decision") == f"player_{who} decides: {frame['decision']['text']}"
             assert text_of(dom, "action") == f"chooses: {frame['action']['text']}"
             assert [p for p, s in seats.items() if s["acting"]] == [who]
             assert '<section id="final" hidden' in dom
@@ -306,3 +330,28 @@ def test_chromium_shows_hostile_card_names(tmp_path: Path, game: Any) -> None:
     assert text_of(dom, "step-label") == f"decision 0 / {len(data['frames']) - 1}"  # not blank
     park = re.search(r'<ul id="park" class="cards">(.*?)</ul>', dom, re.S)
     assert park and items(park.group(1)) == names
+
+
+@pytest.mark.skipif(js_page.NODE is None, reason="Node.js is not installed")
+def test_the_page_shows_the_decision_the_move_and_the_cards_in_words(
+    game: tuple[dict[str, Any], list[Any], dict[str, Any]],
+) -> None:
+    """The page's own script (in Node, ``tests/js_page.py``) writes the frame's words: who
+    decides what, the move chosen, the actions of the cards in play."""
+    _, _, data = game
+    step = next(i for i, f in enumerate(data["frames"]) if f["in_play"] and f["decision"])
+    frame = data["frames"][step]
+    before = (
+        f'document.getElementById("frames").textContent = {json.dumps(script_json(data))};'
+        f'location.hash = "#step={step}";'
+    )
+    dom = js_page.run_page(js_page.page_script(render_html(data)), before=before)
+    (decision,) = js_page.find(dom, id="decision")
+    who = frame["decision"]["player"]
+    assert js_page.text_of(decision) == f"player_{who} decides: {frame['decision']['text']}"
+    assert "_" not in frame["decision"]["text"]
+    (action,) = js_page.find(dom, id="action")
+    assert js_page.text_of(action) == f"chooses: {frame['action']['text']}"
+    (in_play,) = js_page.find(dom, id="in-play")  # the stand-in makes it a div
+    shown = js_page.text_of(in_play)
+    assert frame["in_play"][0]["public"] in shown and "->" not in shown and " x " not in shown

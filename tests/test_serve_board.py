@@ -32,6 +32,7 @@ from fort_env import FortGame
 from fort_env.game.constants import MADE_UP_RULES
 from fort_env.tools.cli import app as cli_app
 from fort_env.tools.replay_html import build_frames
+from fort_env.views.words import card_words
 from tests.js_page import NODE, find, page_script, run_page, text_of
 
 needs_node = pytest.mark.skipif(NODE is None, reason="no Node.js (node) on PATH")
@@ -84,8 +85,9 @@ def test_the_hand_comes_with_each_cards_text(client: TestClient) -> None:
         hand = seat_of(view, 1)["hand"]
         assert [c["card"] for c in view["hand_cards"]] == hand  # the board's order
         for c in view["hand_cards"]:
-            card = cards[c["card"]]
-            assert c["public"] == (card.public or "-") and c["private"] == (card.private or "-")
+            card = cards[c["card"]]  # its two actions in words, never the card language
+            assert (c["public"], c["private"]) == card_words(card)
+            assert "(" not in c["public"] + c["private"] and "_" not in c["public"] + c["private"]
         seen += len(hand)
     assert seen > 50
 
@@ -110,8 +112,8 @@ def test_the_seats_own_made_up_rule_is_on_the_board_the_rivals_only_as_a_count(
                 assert rival["made_up_rule_count"] in (0, 1, 2)
                 rivals_seen += rival["made_up_rule_count"] > 0
         for a in view["legal"]:
-            if a["text"].startswith("take made-up rule "):
-                assert a["detail"] == texts[a["text"].removeprefix("take made-up rule ")]
+            if a["text"].startswith("take the made-up rule "):
+                assert a["detail"] == texts[a["text"].removeprefix("take the made-up rule ")]
             else:
                 assert "detail" not in a
         last = view

@@ -3,14 +3,19 @@
 The person's first decision shows the table from their seat
 (``fort_env.views.text.state_to_string`` with ``viewer`` set: rivals' hands and Lookout cards
 hidden) and their hand with the cards' texts; each later decision shows only the lines of it
-that changed since (``t`` shows it all again). Then what is being decided, and the legal actions
-numbered, named by ``action_to_string``; at a Play decision, each card in hand that cannot be
-played says why. They type a number; anything else (text, a number out of range, an empty
-line) is refused with a message and asked again, never a crash. ``q`` quits. A decision with
-a single legal action (e.g. a follow with no matching card, where only "pass" is left) is
-shown and taken for them. The bots' moves are printed as they happen, without what the person
-may not see (a rival's made-up rule choice, which card went into a Lookout, a draft pick). At
-the end the score breakdown (rulebook p.11) and the winners are shown.
+that changed since (``t`` shows it all again, with the decision and its choices). Then what is
+being decided, and the legal actions numbered. Cards, moves and decisions read in the
+rulebook's English (``fort_env.views.words``: "Gather 1 toy for each crown you show", the
+Victory Track); ``raw=True`` (``fort-env play --raw``) shows the card language and the action
+names as code instead (``action_to_string``). At a Play decision, each card in hand that cannot
+be played says why. They type a number; anything else (text, a number out of range, an empty
+line) is refused with a message and asked again, never a crash. ``?`` or ``h`` lists the keys,
+``q`` quits. A decision with a single legal action (e.g. a follow with no matching card, where
+only "pass" is left) is shown and taken for them. The bots' moves are printed as they happen,
+without what the person may not see (a rival's made-up rule choice, which card went into a
+Lookout, a draft pick), and without internal steps (going on with an action used partially:
+``words.is_internal``). At the end the score breakdown (rulebook p.11) and the winners are
+shown.
 
 ``input_fn`` and ``output_fn`` are injectable, so the loop runs under test with scripted input.
 The game's actions are kept (``PlayResult.actions``), so ``fort-env play --save GAME.json``
@@ -28,11 +33,13 @@ from agents.base import Agent, LazyObservation
 from fort_env import FortGame, FortState
 from fort_env.game.constants import HAND, LOOKOUT, MADE_UP_RULES
 from fort_env.game.decisions import DecisionKind
+from fort_env.game.verb_table import MODES
+from fort_env.views import words
 from fort_env.views.text import SCORE_LABELS, card_label, state_to_string
 
 __all__ = [
-    "HumanQuit", "PlayResult", "TableView", "describe_decision", "hand_text", "play_human",
-    "public_text", "resolve_opponents", "unplayable",
+    "HELP", "HumanQuit", "PlayResult", "TableView", "describe_decision", "hand_text",
+    "move_text", "play_human", "public_text", "resolve_opponents", "unplayable",
 ]  # fmt: skip
 
 
@@ -78,8 +85,16 @@ def rivals_needed(num_players: int, noun: str) -> str:
     return f"{num_players} players need {count} (one spec for every rival, or one per rival)"
 
 
-def public_text(state: FortState, action: int) -> str:
-    """How a bot's action looks to the other players (no hidden information)."""
+def move_text(state: FortState, action: int, raw: bool = False, own: str = "your") -> str:
+    """``action`` as the person reads it: in words (``words.action_words``; ``own``: "your"
+    for the person's own choices, "their" for a rival's move), or with ``raw`` its code name
+    (``action_to_string``)."""
+    return state.action_to_string(action) if raw else words.action_words(state, action, own)
+
+
+def public_text(state: FortState, action: int, raw: bool = False) -> str:
+    """How a bot's action looks to the other players (no hidden information); ``raw``: the
+    action's code name where it hides nothing."""
     game = state.game
     name, i = game.layout.decode(action)
     if name == "PICK_RULE":
@@ -92,38 +107,50 @@ def public_text(state: FortState, action: int) -> str:
         return f"tucks a card [{'/'.join(game.cards[i].suit_names)}] into their Lookout"
     if name == "ADD_CARD" and i in state.cards_in(LOOKOUT):  # a Lookout's face is hidden
         return f"adds a Lookout card [{'/'.join(game.cards[i].suit_names)}]"
-    return state.action_to_string(action)
+    return move_text(state, action, raw, own="their")
 
 
-def describe_decision(state: FortState) -> str:
+def describe_decision(state: FortState, raw: bool = False) -> str:
+    """What is being decided, the played card with its two actions, how it is being used and
+    what is left to pay: in words (``fort_env.views.words``), or with ``raw`` in the code form
+    (the decision kind's name, the card language)."""
     d = state.decision
-    parts = [f"Decision: {d.kind.name.lower().replace('_', ' ')}"]
     ctx = d.context
+    if raw:
+        parts = [f"Decision: {d.kind.name.lower().replace('_', ' ')}"]
+    else:
+        parts = [f"Decision: {words.decision_words(d.kind)}"]
     if "played_card" in ctx:
         card = state.game.cards[ctx["played_card"]]
-        parts.append(f"played card: {card.name} [{'/'.join(card.suit_names)}] "
-                     f"public: {card.public or '-'}; private: {card.private or '-'}")  # fmt: skip
+        parts.append(f"played card: {card.name} [{'/'.join(card.suit_names)}]: "
+                     f"{words.card_text(card, raw)}")  # fmt: skip
     if "mode" in ctx:
-        parts.append(f"mode: {ctx['mode']}")
+        mode = ctx["mode"] if raw else words.mode_words(MODES.index(ctx["mode"]))
+        parts.append(f"{'mode' if raw else 'using'}: {mode}")
     if "side" in ctx:
-        parts.append(
-            f"resolving the {ctx['side']} action" + (" (fully)" if ctx.get("full") else "")
-        )
+        if raw:
+            how = " (fully)" if ctx.get("full") else ""
+            parts.append(f"resolving the {ctx['side']} action{how}")
+        else:
+            how = "fully" if ctx.get("full") else "partially: you may stop after any step"
+            parts.append(f"now: the {ctx['side']} action, {how}")
     if "cost" in ctx:
         t, z, e = ctx["cost"]
-        parts.append(f"left to pay: {t} toys, {z} pizza, {e} either")
+        parts.append(f"left to pay: {t} toys, {z} pizza, {e} either" if raw else
+                     f"left to pay: {t} toys, {z} pizza, {e} of either kind")  # fmt: skip
     return "\n".join(parts)
 
 
-def hand_text(state: FortState, seat: int) -> str:
+def hand_text(state: FortState, seat: int, raw: bool = False) -> str:
+    """The seat's made-up rule and its hand, each card with its two actions (in words, or with
+    ``raw`` in the card language)."""
     cards = state.game.cards
     held = state.made_up_rules_held(seat)
     rule = MADE_UP_RULES[int(held[0])] if len(held) else "none yet"
     lines = [f"Your made-up rule: {rule}", "Your cards in hand:"]
     for c in state.cards_in(HAND, seat):
         card = cards[int(c)]
-        lines.append(f"  {card.name} [{'/'.join(card.suit_names)}]: public: {card.public or '-'}; "
-                     f"private: {card.private or '-'}")  # fmt: skip
+        lines.append(f"  {card.name} [{'/'.join(card.suit_names)}]: {words.card_text(card, raw)}")
     return "\n".join(lines)
 
 
@@ -146,18 +173,23 @@ def unplayable(state: FortState, legal: Sequence[int]) -> list[str]:
 
 class TableView:
     """The table from one seat, printed in full once, then only the lines that changed
-    (:meth:`changes`): a decision costs a few lines instead of the whole table."""
+    (:meth:`changes`): a decision costs a few lines instead of the whole table. ``raw``: the
+    code form (``score``, the card language) instead of words."""
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, raw: bool = False) -> None:
         self.seat = seat
+        self.raw = raw
         self.shown: dict[str, str] = {}
+
+    def _table(self, state: FortState) -> str:
+        return state_to_string(state, viewer=self.seat, words=not self.raw)
 
     def lines(self, state: FortState) -> dict[str, str]:
         """The table (``state_to_string``) and the hand with its texts, keyed by what each
         line is about (``"Player 1"``, ``"Player 1 yard"``, ``"Park"``, ``"Your hand"``...)."""
         out: dict[str, str] = {}
         owner = ""
-        for line in state_to_string(state, viewer=self.seat).splitlines():
+        for line in self._table(state).splitlines():
             if line.startswith("Player "):
                 owner = f"Player {line.split()[1].rstrip(':')}"  # "Player 1"
                 out[owner] = line
@@ -167,13 +199,13 @@ class TableView:
                     out[f"{owner} {zone}"] = f"{owner} {zone}: {rest}"
             else:
                 out[line.partition(":")[0]] = line
-        out["Your hand"] = hand_text(state, self.seat)
+        out["Your hand"] = hand_text(state, self.seat, self.raw)
         return out
 
     def full(self, state: FortState) -> str:
         """The whole table (as ``state_to_string`` prints it) and the hand; remembered."""
         self.shown = self.lines(state)
-        return state_to_string(state, viewer=self.seat) + "\n" + self.shown["Your hand"]
+        return self._table(state) + "\n" + self.shown["Your hand"]
 
     def changes(self, state: FortState) -> str:
         """The lines that changed since the table was last shown (all of it the first time)."""
@@ -185,8 +217,22 @@ class TableView:
         return "\n".join(changed)
 
 
-def _show_table(view: TableView, state: FortState, output_fn: Callable[[str], None]) -> None:
+def _show_table(view: TableView, state: FortState, output_fn: Callable[[str], None],
+                pending: Sequence[str] = ()) -> None:  # fmt: skip
+    """``t``: the whole table, then the pending decision (``pending``: its lines)."""
     output_fn(view.full(state))
+    for line in pending:
+        output_fn(line)
+
+
+HELP = (
+    "Keys:",
+    "  0, 1, 2...  take the choice with that number",
+    "  t           show the whole table again, then the decision and its choices",
+    "  ?, h        this list of keys",
+    "  q           quit the game",
+)
+"""What ``?`` or ``h`` prints at a choice (``t`` only where a table is there to show)."""
 
 
 def ask(legal: Sequence[int], labels: Sequence[str], input_fn: Callable[[str], str],
@@ -194,24 +240,35 @@ def ask(legal: Sequence[int], labels: Sequence[str], input_fn: Callable[[str], s
         show_table: Callable[[], None] | None = None) -> int:  # fmt: skip
     """Show the numbered actions and read a valid choice (asks again on bad input).
 
-    ``show_table``: what ``t`` prints (the whole table), if given.
+    ``show_table``: what ``t`` prints (the whole table and the decision), if given; the
+    choices are listed again after it. ``?`` or ``h`` lists the keys (:data:`HELP`).
 
     Raises:
         HumanQuit: ``q``/``quit`` typed, or the input ended (EOF).
     """
-    for k, label in enumerate(labels):
-        output_fn(f"  [{k}] {label}")
+
+    def choices() -> None:
+        for k, label in enumerate(labels):
+            output_fn(f"  [{k}] {label}")
+
+    choices()
     table = ", t for the table" if show_table is not None else ""
     while True:
         try:
-            raw = input_fn(f"Your choice (0-{len(legal) - 1}{table}, q to quit): ")
+            raw = input_fn(f"Your choice (0-{len(legal) - 1}{table}, ? for help, q to quit): ")
         except (EOFError, KeyboardInterrupt) as exc:
             raise HumanQuit from exc
         text = raw.strip().lower()
         if text in ("q", "quit", "exit"):
             raise HumanQuit
+        if text in ("?", "h", "help"):
+            for line in HELP:
+                if show_table is not None or not line.lstrip().startswith("t "):
+                    output_fn(line)
+            continue
         if show_table is not None and text in ("t", "table"):
             show_table()
+            choices()
             continue
         if not text.isdigit():
             output_fn(f"Please type a number from 0 to {len(legal) - 1}.")
@@ -232,6 +289,7 @@ def play_human(
     input_fn: Callable[[str], str] = input,
     output_fn: Callable[[str], None] = print,
     agents: Sequence[Agent] | None = None,
+    raw: bool = False,
 ) -> PlayResult:
     """Play one game with a person at ``human_seat`` and bots (``opponents`` specs) elsewhere.
 
@@ -242,6 +300,7 @@ def play_human(
         human_seat: the person's seat.
         input_fn, output_fn: how to read a line and print text (injectable for tests).
         agents: ready-made rival agents (overrides ``opponents``).
+        raw: show the card language and the action names as code (``--raw``), not words.
 
     Raises:
         ValueError: a bad seat or opponent list.
@@ -264,8 +323,9 @@ def play_human(
               f"player {state.current_player()} starts.")  # fmt: skip
     for seat, bot in bots.items():
         output_fn(f"  player {seat}: {bot.name}")
-    output_fn("The table is shown once; then each decision shows what changed (t: all of it).")
-    view = TableView(human_seat)
+    output_fn("The table is shown once; then each decision shows what changed (t: all of it; "
+              "?: the keys).")  # fmt: skip
+    view = TableView(human_seat, raw)
     actions: list[int] = []
     quit_ = False
     try:
@@ -273,19 +333,26 @@ def play_human(
             seat = state.current_player()
             if seat == human_seat:
                 legal = state.legal_actions()
+                if len(legal) == 1 and not raw and words.is_internal(state, legal[0]):
+                    action = legal[0]  # an internal step, taken without a word
+                    state.apply_action(action)
+                    actions.append(int(action))
+                    continue
                 output_fn("")
                 changed = view.changes(state)
                 if changed:
                     output_fn(changed)
-                output_fn(describe_decision(state))
+                pending = [describe_decision(state, raw)]
                 if len(legal) == 1:
                     action = legal[0]
-                    output_fn(f"  (only one choice: {state.action_to_string(action)})")
+                    output_fn(pending[0])
+                    output_fn(f"  (only one choice: {move_text(state, action, raw)})")
                 else:
-                    labels = [state.action_to_string(a) for a in legal]
-                    for line in unplayable(state, legal):
+                    pending += unplayable(state, legal)
+                    for line in pending:
                         output_fn(line)
-                    show = partial(_show_table, view, state, output_fn)
+                    labels = [move_text(state, a, raw) for a in legal]
+                    show = partial(_show_table, view, state, output_fn, pending)
                     action = ask(legal, labels, input_fn, output_fn, show)
             else:
                 info = decision_info(state, seat)
@@ -293,7 +360,8 @@ def play_human(
                     partial(state.observation_tensor, seat), info["action_mask"].copy
                 )
                 action = int(bots[seat].act(obs, info))
-                output_fn(f"player {seat}: {public_text(state, action)}")
+                if raw or not words.is_internal(state, action):  # not a move of theirs
+                    output_fn(f"player {seat}: {public_text(state, action, raw)}")
             state.apply_action(action)
             actions.append(int(action))
     except HumanQuit:

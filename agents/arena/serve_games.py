@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from agents.arena.games import decision_info
-from agents.arena.human import public_text, rivals_needed
+from agents.arena.human import move_text, public_text, rivals_needed
 from agents.arena.serve_guard import ApiError, int_field
 from agents.arena.serve_view import seat_view
 from agents.arena.server_limits import trim_memory
@@ -27,6 +27,7 @@ from fort_env import FortGame, FortState
 from fort_env.game.constants import SEED_LIMIT
 from fort_env.game.facts import SETUPS
 from fort_env.records import make_record
+from fort_env.views.words import is_internal
 
 __all__ = [
     "IDLE_TIMEOUT_S", "MAX_GAMES", "MAX_GAMES_PER_CLIENT", "NEEDS_MODEL", "NEW_GAME_KEYS", "Game",
@@ -132,7 +133,8 @@ class Game:
             action = int(self.bots[seat].act(obs, info))
             if action not in state.legal_actions():
                 raise RuntimeError(f"bot {self.players[seat]} chose illegal action {action}")
-            self.log.append({"player": seat, "text": public_text(state, action)})
+            if not is_internal(state, action):  # going on with an action: no move of theirs
+                self.log.append({"player": seat, "text": public_text(state, action)})
             state.apply_action(action)
             self.actions.append(action)
 
@@ -146,7 +148,8 @@ class Game:
         legal = [int(a) for a in self.state.legal_actions()]
         if action not in legal:
             raise ApiError(422, f"action {action} is not legal now (legal: {legal})")
-        self.log.append({"player": self.seat, "text": self.state.action_to_string(action)})
+        if not is_internal(self.state, action):
+            self.log.append({"player": self.seat, "text": move_text(self.state, action)})
         self.state.apply_action(action)
         self.actions.append(action)
         self.advance()

@@ -18,11 +18,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from agents.arena.human import describe_decision, hand_text, unplayable
+from agents.arena.human import describe_decision, hand_text, move_text, unplayable
 from fort_env import FortState
+from fort_env.game.cards import Card
 from fort_env.game.constants import HAND, MADE_UP_RULES
 from fort_env.tools.board import board_frame, card_texts
 from fort_env.views.text import SCORE_LABELS, card_label, state_to_string
+from fort_env.views.words import card_words
 
 __all__ = ["legal_buttons", "rule_texts", "seat_view"]
 
@@ -39,11 +41,12 @@ def rule_texts(card_data: str) -> dict[str, str]:
 def legal_buttons(
     state: FortState, legal: list[int], texts: Mapping[str, str]
 ) -> list[dict[str, Any]]:
-    """The legal actions as buttons: ``id`` and ``text``; a made-up rule to take has the rule's
-    text (from ``texts``, :func:`rule_texts`) as ``detail``."""
+    """The legal actions as buttons: ``id`` and ``text`` (in words, ``human.move_text``); a
+    made-up rule to take has the rule's text (from ``texts``, :func:`rule_texts`) as
+    ``detail``."""
     out: list[dict[str, Any]] = []
     for a in legal:
-        item: dict[str, Any] = {"id": a, "text": state.action_to_string(a)}
+        item: dict[str, Any] = {"id": a, "text": move_text(state, a)}
         name, i = state.game.layout.decode(a)
         if name == "PICK_RULE":
             item["detail"] = texts.get(MADE_UP_RULES[i], "")
@@ -51,11 +54,18 @@ def legal_buttons(
     return out
 
 
+def _hand_card(label: str, card: Card) -> dict[str, str]:
+    """A card of the seat's hand with its two actions in words."""
+    public, private = card_words(card)
+    return {"card": label, "public": public, "private": private}
+
+
 def seat_view(state: FortState, seat: int) -> dict[str, Any]:
     """What ``seat`` is shown of ``state`` (no other seat's hidden information): the board
     from the seat, the text view, the hand with its cards' texts, the seat's made-up rules, the
     decision and the legal actions (at the seat's own decisions), the scores; at the end the
-    score breakdown and the winners."""
+    score breakdown and the winners. Cards, moves and decisions read in words
+    (``fort_env.views.words``)."""
     terminal = state.is_terminal()
     to_move = None if terminal else int(state.current_player())
     mine = to_move == seat
@@ -76,14 +86,10 @@ def seat_view(state: FortState, seat: int) -> dict[str, Any]:
         "legal": legal_buttons(state, legal, texts),
         "scores": scores,
         "board": board,
-        "table": state_to_string(state, viewer=seat),
+        "table": state_to_string(state, viewer=seat, words=True),
         "hand": hand_text(state, seat),
         "hand_cards": [
-            {
-                "card": label,
-                "public": cards[mine_by_label[label]].public or "-",
-                "private": cards[mine_by_label[label]].private or "-",
-            }
+            _hand_card(label, cards[mine_by_label[label]])
             for label in board["seats"][seat]["hand"]  # the board's order
         ],
         "decision": describe_decision(state) if mine else None,

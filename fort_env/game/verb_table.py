@@ -123,6 +123,28 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class Words:
+    """How one verb reads in the rulebook's English (pp.12-13 "Actions"), the words that
+    ``fort_env.views.words`` puts together with the multipliers and "then" of an action.
+
+    ``verb``: the imperative ("gather", "advance Fort"). ``noun``: what one step does one of,
+    singular and plural, ``{n}`` standing for the count (``("{n} card", "{n} cards")``); None
+    when the verb counts times instead ("twice", "once for each crown you show").
+    ``rest``: the words after the noun (" from your hand or discard pile"). ``arg_nouns`` and
+    ``arg_rests``: the noun or rest each argument word takes instead. ``repeated``: words
+    added after an argument's noun when the step is repeated a varying number of times (a
+    choice of resource is made once for the whole action, rulebook p.12).
+    """
+
+    verb: str
+    noun: tuple[str, str] | None = None
+    rest: str = ""
+    arg_nouns: dict[str, tuple[str, str]] | None = None
+    arg_rests: dict[str, str] | None = None
+    repeated: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
 class Verb:
     """One verb of the card language (docs/cards.md).
 
@@ -130,6 +152,7 @@ class Verb:
     it asks once reached (None: carried out at once by ``verbs.do_atom``). ``reads``: what its
     status (``verbs.atom_status``) reads; ``changes``: what doing it can change (tag names of
     ``TAGS``). ``one_step``: once it can start, it is used fully whatever is chosen in it.
+    ``words``: how it reads in English (:class:`Words`).
     """
 
     name: str
@@ -139,6 +162,7 @@ class Verb:
     one_step: bool = False
     args: dict[str, int] | None = None
     doc: str = ""
+    words: Words = Words("")
 
 
 C = "C"  # a range of one action per card
@@ -258,33 +282,55 @@ TAGS: tuple[str, ...] = (
 
 RESOURCE_ARGS = {"pizza": 0, "toys": 1, "any": 2}
 ANY_RESOURCE = RESOURCE_ARGS["any"]
+# the nouns of a resource argument (Words.arg_nouns); "any" lets the player choose (p.12)
+RESOURCE_NOUNS = {
+    "pizza": ("{n} pizza", "{n} pizza"),
+    "toys": ("{n} toy", "{n} toys"),
+    "any": ("{n} pizza or {n} toy", "{n} pizza or {n} toys"),
+}
+ONE_KIND = {"any": ", all of one kind"}  # gathered or spent: chosen once an action (p.12)
+CARDS = ("{n} card", "{n} cards")
+RESOURCES_NOUN = ("{n} resource", "{n} resources")
 
 VERBS: tuple[Verb, ...] = (
-    Verb("gather", ("stuff",), ("stuff",), args=RESOURCE_ARGS, doc="gain a resource (p.12)"),
+    Verb("gather", ("stuff",), ("stuff",), args=RESOURCE_ARGS, doc="gain a resource (p.12)",
+         words=Words("gather", arg_nouns=RESOURCE_NOUNS, repeated=ONE_KIND)),
     Verb("pack", ("stuff", "pack", "level", "perk"), ("stuff", "pack"), "PACK", one_step=True,
-         doc="move a resource from Stuff to Pack (p.12); capacity: level, XXL; Sticky Fingers"),
+         doc="move a resource from Stuff to Pack (p.12); capacity: level, XXL; Sticky Fingers",
+         words=Words("pack", RESOURCES_NOUN, " from your Stuff")),
     Verb("lookout", ("hand", "lookout", "level", "perk", "park", "yards"),
          ("hand", "lookout", "park", "yards"), "LOOKOUT", one_step=True,
-         doc="tuck a card into the Lookout (p.12); Bribe reads the Park and the Yards"),
+         doc="tuck a card into the Lookout (p.12); Bribe reads the Park and the Yards",
+         words=Words("tuck", CARDS, " from your hand into your Lookout")),
     Verb("trash", ("hand", "discard"), ("hand", "discard"), "TRASH", one_step=True,
-         doc="trash a card from hand or discard pile (p.12)"),
-    Verb("trash_this", (), (), doc="trash the played card (p.13); always can"),
+         doc="trash a card from hand or discard pile (p.12)",
+         words=Words("trash", CARDS, " from your hand or discard pile")),
+    Verb("trash_this", (), (), doc="trash the played card (p.13); always can",
+         words=Words("trash this card")),
     Verb("recruit", ("park", "yards"), ("park", "yards", "discard"), "RECRUIT", one_step=True,
-         doc="recruit a card (p.12)"),
+         doc="recruit a card (p.12)", words=Words("recruit", CARDS)),
     Verb("advance", ("stuff", "pack", "level"), ("stuff", "pack", "level", "perk"), "PAY",
          args={"-1": -1, "+1": 1, "0": 0},
-         doc="Advance Fort, at a cost modifier (p.12); a level's reward may be a perk"),
-    Verb("score", (), (), doc="one victory point (p.12); always can"),
+         doc="Advance Fort, at a cost modifier (p.12); a level's reward may be a perk",
+         words=Words("advance Fort", arg_rests={"-1": ", paying 1 resource less",
+                                                "+1": ", paying 1 resource more", "0": ""})),
+    Verb("score", (), (), doc="one victory point (p.12); always can",
+         words=Words("score", ("{n} point", "{n} points"))),
     Verb("spend", ("stuff", "pack"), ("stuff", "pack"), "SPEND", args=RESOURCE_ARGS,
-         doc="spend a resource (p.13)"),
+         doc="spend a resource (p.13)",
+         words=Words("spend", rest=" from your Stuff or Pack", arg_nouns=RESOURCE_NOUNS,
+                     repeated=ONE_KIND)),
     Verb("trash_rival", ("yards",), ("yards",), "TRASH_RIVAL", one_step=True,
-         doc="trash a card from a rival's Yard (p.13)"),
-    Verb("copy_pack", ("stuff", "pack"), ("stuff",), doc="copy your own Pack into Stuff (p.13)"),
+         doc="trash a card from a rival's Yard (p.13)",
+         words=Words("trash", CARDS, " from a rival's Yard")),
+    Verb("copy_pack", ("stuff", "pack"), ("stuff",), doc="copy your own Pack into Stuff (p.13)",
+         words=Words("copy your Pack into your Stuff")),
     Verb("copy_rival_pack", ("stuff",), ("stuff",), "COPY_RIVAL",
          doc="copy a rival's Pack into Stuff (p.13); reads rivals' Packs, which no step of "
-         "mine changes"),
+         "mine changes", words=Words("copy a rival's Pack into your Stuff")),
     Verb("convert", ("stuff", "pack"), ("stuff", "pack"), "CONVERT",
-         doc="turn one resource into the other, in Stuff or Pack (p.13)"),
+         doc="turn one resource into the other, in Stuff or Pack (p.13)",
+         words=Words("convert", RESOURCES_NOUN, " in your Stuff or Pack to the other kind")),
 )  # fmt: skip
 
 RANGE_NAMES: tuple[str, ...] = tuple(r.name for r in RANGES)
@@ -316,6 +362,10 @@ def _check() -> None:
     kinds = set(DECISION_NAMES)
     for v in VERBS:
         assert v.decision is None or v.decision in kinds, v.name
+        w = v.words
+        assert w.verb, f"{v.name}: its words"
+        for table in (w.arg_nouns, w.arg_rests, w.repeated):
+            assert table is None or set(table) <= set(v.args or ()), v.name
         assert set(v.reads) | set(v.changes) <= set(TAGS), v.name
 
 

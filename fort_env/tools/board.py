@@ -18,9 +18,14 @@ its script, shared by the replay page (``fort_env.tools.replay_html``) and the p
 - :func:`card_texts` maps every card's label to its two actions (the text a card shows on
   hover).
 
+Cards' actions, the chosen move ("pay 1 toy from their Stuff") and the decision's ``text`` (its
+kind in words: "stop or continue") read in the rulebook's English (``fort_env.views.words``:
+"Gather 1 toy for each crown you show"); ``raw=True`` keeps the card language, the action names
+and the kinds' names as code (``fort-env replay --html OUT --raw``).
+
 Frame schema (JSON)::
 
-    {"index": i, "turn": t, "decision": {"kind", "player", "context"} | null,
+    {"index": i, "turn": t, "decision": {"kind", "player", "context", "text"} | null,
      "action": {"id", "text"} | null, "leader": int,
      "seats": [{"seat", "fort_level", "score", "stuff": [pizza, toys], "pack": [pizza, toys],
                 "perks": [...], "hand": [...], "yard": [...], "lookout": [...],
@@ -43,6 +48,7 @@ from typing import Any
 
 from fort_env.core import FortState
 from fort_env.game.constants import MADE_UP_RULES
+from fort_env.views import words
 from fort_env.views.text import card_label
 
 __all__ = [
@@ -74,10 +80,12 @@ def board_frame(
     turn: int = 0,
     action: int | None = None,
     viewer: int | None = None,
+    raw: bool = False,
 ) -> dict[str, Any]:
     """``state`` as a frame (module docstring): the whole table (``viewer=None``), or what
     seat ``viewer`` may see. ``index`` and ``turn`` number the frame in a replay; ``action``
-    is the one chosen at it (``None``: none yet).
+    is the one chosen at it (``None``: none yet). ``raw``: cards' actions, the move and the
+    decision as code (the card language, ``action_to_string``, the kind's name), not words.
 
     Raises:
         ValueError: ``viewer`` is not a seat of the game.
@@ -135,14 +143,14 @@ def board_frame(
     in_play = []
     for i, c in enumerate(cards):
         if c["zone"] in ("in_play", "followed"):
-            card = state.game.cards[i]
+            public, private = words.card_words(state.game.cards[i], raw)
             in_play.append(
                 {
                     "card": card_label(state, i),
                     "owner": c["owner"],
                     "zone": c["zone"],
-                    "public": card.public,
-                    "private": card.private,
+                    "public": public,
+                    "private": private,
                 }
             )
     frame: dict[str, Any] = {
@@ -162,17 +170,21 @@ def board_frame(
     else:
         dec = state.decision  # kind, player and public context (leader, played card, cost)
         context = {k: list(v) if isinstance(v, tuple) else v for k, v in dec.context.items()}
-        frame["decision"] = {"kind": dec.kind.name, "player": dec.player, "context": context}
+        text = dec.kind.name if raw else words.decision_name(dec.kind)
+        frame["decision"] = {
+            "kind": dec.kind.name, "player": dec.player, "context": context, "text": text,
+        }  # fmt: skip
     if action is not None:
-        frame["action"] = {"id": int(action), "text": state.action_to_string(action)}
+        text = state.action_to_string(action) if raw else words.action_words(state, action, "their")
+        frame["action"] = {"id": int(action), "text": text}
     return frame
 
 
-def card_texts(state: FortState) -> dict[str, str]:
-    """Every card's label -> its two actions, the text a card shows on hover."""
+def card_texts(state: FortState, raw: bool = False) -> dict[str, str]:
+    """Every card's label -> its two actions (``public: ... | private: ...``, in words or with
+    ``raw`` in the card language), the text a card shows on hover."""
     return {
-        card_label(state, i): f"public: {card.public or '-'} | private: {card.private or '-'}"
-        for i, card in enumerate(state.game.cards)
+        card_label(state, i): words.card_text(card, raw) for i, card in enumerate(state.game.cards)
     }
 
 

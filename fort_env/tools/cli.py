@@ -30,6 +30,7 @@ from fort_env.records import replay as replay_record  # noqa: E402
 from fort_env.tools.cli_errors import failures, output_closed  # noqa: E402
 from fort_env.tools.plugins import plugins  # noqa: E402
 from fort_env.views.text import plural, score_line, state_to_string  # noqa: E402
+from fort_env.views.words import action_words, decision_name  # noqa: E402
 
 
 class _App(typer.Typer):
@@ -80,7 +81,13 @@ app = _App(
 
 KIND_WIDTH = max(len(kind.name) for kind in DecisionKind)
 """The decision-kind column of ``fort-env replay``: as wide as the longest name
-(``STOP_OR_CONTINUE``), so the actions line up."""
+(``STOP_OR_CONTINUE``, ``stop or continue``), so the actions line up."""
+
+
+def kind_words(kind: DecisionKind, raw: bool) -> str:
+    """A decision kind in the replay's column: its name (``raw``), or in lower-case words
+    (``words.decision_name``)."""
+    return kind.name if raw else decision_name(kind)
 
 
 class _DecisionPrinter:
@@ -91,8 +98,9 @@ class _DecisionPrinter:
     it had been played would misreport the record.
     """
 
-    def __init__(self, states: bool) -> None:
+    def __init__(self, states: bool, raw: bool = False) -> None:
         self.states = states  # also print the whole table before each decision
+        self.raw = raw  # the code form: action names, the card language, "score"
         self.leader: int | None = None  # leader of the turn being printed; -1 in the draft
         self.turns = 0
         self.index = 0
@@ -111,10 +119,11 @@ class _DecisionPrinter:
                 self.turns += 1
                 typer.echo(f"\n== Turn {self.turns}: player_{leader} leads ==")
         if self.states:
-            typer.echo(state_to_string(state))
+            typer.echo(state_to_string(state, words=not self.raw))
+        move = state.action_to_string(action) if self.raw else action_words(state, action, "their")
         typer.echo(
-            f"{self.index:5d}  player_{decision.player}  {decision.kind.name:<{KIND_WIDTH}} "
-            f"{state.action_to_string(action)}"
+            f"{self.index:5d}  player_{decision.player}  "
+            f"{kind_words(decision.kind, self.raw):<{KIND_WIDTH}} {move}"
         )
         self.index += 1
 
@@ -139,10 +148,19 @@ def replay(
             "decision (fort_env/tools/replay_html.py), instead of printing it",
         ),
     ] = None,
+    raw: Annotated[
+        bool,
+        typer.Option(
+            "--raw",
+            help="show moves, cards and decisions as code (action names, the card language) "
+            "instead of the rulebook's words",
+        ),
+    ] = False,
 ) -> None:
     """Print a saved game turn by turn: who decided what, then the final scores.
 
     With --html OUT.html, write the game as a page to step through in a browser instead.
+    Moves and cards read in the rulebook's words; --raw shows them as code.
     Exits with status 1 if the file is not a record or does not replay.
     """
     with failures("FILE"):
@@ -151,7 +169,7 @@ def replay(
         from fort_env.tools.replay_html import write_replay_html
 
         with failures("--html"):
-            frames = write_replay_html(record, html)
+            frames = write_replay_html(record, html, raw=raw)
         typer.echo(
             f"wrote {html}: {plural(frames, 'frame')} (open it in a browser; arrow keys step)"
         )
@@ -168,7 +186,7 @@ def replay(
         typer.echo("The seed was chosen by the client (fort-env serve): whoever chose it could "
                    "know every hidden card.")  # fmt: skip
     with failures("FILE"):
-        final = replay_record(record, on_decision=_DecisionPrinter(states))
+        final = replay_record(record, on_decision=_DecisionPrinter(states, raw))
     if not final.is_terminal():
         typer.echo("\n== The record stops before the end of the game ==")
         return

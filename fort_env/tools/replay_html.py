@@ -20,9 +20,11 @@ Victory Track, labelled so (the final table's ``total`` adds the end-of-game sco
 
 Cards are shown as ``text.card_label`` strings (``"Chef [book]#3"``); ``meta["card_text"]``
 maps each label to the card's two actions (``"public: ... | private: ..."``), shown when the
-pointer rests on a Park, Hand, Yard or Lookout card. ``meta["score_labels"]`` names the final
-table's columns (``fort_env.views.text.SCORE_LABELS``: the ``fort_level`` entry is the Fort Level's
-points, ``level`` the Fort Level); the rows keep ``score_breakdown``'s keys.
+pointer rests on a Park, Hand, Yard or Lookout card. Actions, moves and decisions read in the
+rulebook's words (``fort_env.views.words``), or as code with ``raw`` (``--raw``).
+``meta["score_labels"]`` names the final table's columns (``fort_env.views.text.SCORE_LABELS``:
+the ``fort_level`` entry is the Fort Level's points, ``level`` the Fort Level); the rows keep
+``score_breakdown``'s keys.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ from fort_env.views.text import SCORE_LABELS
 __all__ = ["build_frames", "render_html", "script_json", "write_replay_html"]
 
 
-def build_frames(record: dict[str, Any]) -> dict[str, Any]:
-    """Replay ``record`` and return ``{"meta": {...}, "frames": [...]}`` (module docstring).
+def build_frames(record: dict[str, Any], raw: bool = False) -> dict[str, Any]:
+    """Replay ``record`` and return ``{"meta": {...}, "frames": [...]}`` (module docstring);
+    ``raw``: cards, moves and decisions as code, not words (``board.board_frame``).
 
     ``frames`` has ``len(record["actions"]) + 1`` entries: one before each decision, then the
     position after the last action (the end of the game, or where the record stops).
@@ -65,10 +68,10 @@ def build_frames(record: dict[str, Any]) -> dict[str, Any]:
             leader = now
             if now >= 0:
                 turn += 1
-        frames.append(board_frame(state, len(frames), turn, action))
+        frames.append(board_frame(state, len(frames), turn, action, raw=raw))
 
     final = replay(record, on_decision=on_decision)
-    frames.append(board_frame(final, len(frames), turn, None))
+    frames.append(board_frame(final, len(frames), turn, None, raw=raw))
     cfg = record["config"]
     meta = {
         "num_players": cfg["num_players"],
@@ -76,7 +79,7 @@ def build_frames(record: dict[str, Any]) -> dict[str, Any]:
         "seed": record["seed"],
         "decisions": len(record["actions"]),
         "finished": final.is_terminal(),
-        "card_text": card_texts(final),
+        "card_text": card_texts(final, raw),
         "score_labels": dict(SCORE_LABELS),
     }
     if record.get("agents"):  # who sat where (validated: one string a seat)
@@ -117,14 +120,17 @@ def render_html(data: dict[str, Any], title: str = "Fort replay") -> str:
     return re.sub("__(?:TITLE|CSS|JS|DATA)__", lambda m: parts[m.group(0)], _TEMPLATE)
 
 
-def write_replay_html(record: dict[str, Any], out: str | Path, title: str | None = None) -> int:
-    """Write the replay page of ``record`` to ``out``; returns the number of frames.
+def write_replay_html(
+    record: dict[str, Any], out: str | Path, title: str | None = None, raw: bool = False
+) -> int:
+    """Write the replay page of ``record`` to ``out``; returns the number of frames (``raw``:
+    :func:`build_frames`).
 
     Raises:
         RecordError, ConfigError: as :func:`build_frames`.
         OSError: ``out`` cannot be written.
     """
-    data = build_frames(record)
+    data = build_frames(record, raw)
     meta = data["meta"]
     title = title or f"Fort replay: {meta['num_players']} players, seed {meta['seed']}"
     write_text(out, render_html(data, title))
@@ -204,7 +210,7 @@ _JS = r"""
     document.getElementById("turn").textContent =
       f.turn > 0 ? "Turn " + f.turn + ", " + seatName(f.leader) + " leads" : "Draft";
     document.getElementById("decision").textContent = f.decision
-      ? seatName(f.decision.player) + " decides: " + f.decision.kind
+      ? seatName(f.decision.player) + " decides: " + (f.decision.text || f.decision.kind)
       : (data.meta.finished ? "Game over" : "The record stops here");
     document.getElementById("action").textContent = f.action ? "chooses: " + f.action.text : "";
     FortBoard.drawTable(f, board);

@@ -84,8 +84,11 @@ def action_to_string(state: StateArrays, action: int) -> str:
 _RANGE_ROWS = {r.name: r for r in verb_table.RANGES}
 
 
-def state_to_string(state: StateArrays, viewer: int | None = None) -> str:
-    """The table as text. With ``viewer`` set, hands other than the viewer's are hidden."""
+def state_to_string(state: StateArrays, viewer: int | None = None, words: bool = False) -> str:
+    """The table as text. With ``viewer`` set, hands other than the viewer's are hidden.
+
+    ``words``: each seat's points read "Victory Track 3" (the rulebook's name, as the final
+    breakdown says it) instead of the code form's "score 3" (``fort-env play``, ``serve``)."""
     g = state.game
 
     def names(ids: object) -> str:
@@ -103,8 +106,9 @@ def state_to_string(state: StateArrays, viewer: int | None = None) -> str:
         perks = [PERKS[i] for i in range(len(PERKS)) if state.perk_loc[i] == p]
         if state.ctx[C_SCULPTURE] == p:
             perks.append("macaroni sculpture")
+        points = f"{SCORE_LABELS['track']} {pl[P_SCORE]}" if words else f"score {pl[P_SCORE]}"
         lines.append(
-            f"Player {p}{tag}: score {pl[P_SCORE]}, Fort Level {pl[P_FORT_LEVEL]}, "
+            f"Player {p}{tag}: {points}, Fort Level {pl[P_FORT_LEVEL]}, "
             f"Stuff {pl[P_STUFF_PIZZA]} pizza {pl[P_STUFF_TOYS]} toys, "
             f"Pack {pl[P_PACK_PIZZA]} pizza {pl[P_PACK_TOYS]} toys; "
             f"perks: {', '.join(perks) or '-'}"
