@@ -102,7 +102,9 @@ class TableCritic:
             )
         if getattr(policy, "critic", None) is None:
             raise ModelFileError(weights, "it has no whole-table critic (network.critic)")
-        state = {k: v.detach().numpy().astype(np.float64) for k, v in policy.state_dict().items()}
+        # float32, as the network was trained: a float64 pass over a 1,833-wide first layer
+        # costs several times more and changes nothing the estimator can see
+        state = {k: v.detach().numpy().astype(np.float32) for k, v in policy.state_dict().items()}
         self.layers: list[tuple[np.ndarray, np.ndarray]] = []
         i = 0
         while f"critic.{i}.weight" in state:
@@ -116,12 +118,12 @@ class TableCritic:
 
     def critic(self, tables: np.ndarray) -> np.ndarray:
         """The critic's raw outputs (return units, +1 a win, -1 a loss) for table observations
-        ``(k, D)``: float64 ``(k,)``."""
-        x = np.asarray(tables, np.float64)
+        ``(k, D)``: float64 ``(k,)`` (computed in float32)."""
+        x = np.asarray(tables, np.float32)
         for w, b in self.layers:
             x = x @ w + b
             x = np.maximum(x, 0.0) if self.relu else np.tanh(x)
-        return (x @ self.head[0] + self.head[1])[:, 0]
+        return (x @ self.head[0] + self.head[1])[:, 0].astype(np.float64)
 
     def __call__(self, states: Sequence[FortState]) -> np.ndarray:
         """``V``: float64 ``(len(states), num_players)``, each seat's chance to win."""
@@ -149,9 +151,14 @@ class LuckCorrection:
     Args:
         values: ``V`` (a :class:`TableCritic`, or any function of the same shape).
         samples: ``K``, the chance outcomes sampled per event (at least 1).
+        keep_terms: also return every event's term (``"terms"``: ``[turns, term per seat...]``
+            rows, ``turns`` the turns finished by all seats when it happened; the deal's is -1),
+            for studies of where the luck lies.
     """
 
-    def __init__(self, values: Values, samples: int = DEFAULT_SAMPLES) -> None:
+    def __init__(
+        self, values: Values, samples: int = DEFAULT_SAMPLES, keep_terms: bool = False
+    ) -> None:
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ConfigError(f"luck samples must be an int >= 1, got {samples!r}")
         self.values = values
@@ -162,6 +169,7 @@ class LuckCorrection:
         self._decks = 0
         self._shuffles = 0
         self._rng: np.random.Generator | None = None
+        self.terms: list[list[float]] | None = [] if keep_terms else None
 
     def _start(self, state: FortState) -> None:
         """The deal's term, at the game's first decision (``state`` is the deal)."""
@@ -175,6 +183,8 @@ class LuckCorrection:
         v = self.values([state, *deals])
         self.luck = v[0] - v[1:].mean(axis=0)
         self.events = 1
+        if self.terms is not None:
+            self.terms.append([-1.0, *self.luck])
 
     def before(self, state: FortState, seat: int, action: int) -> None:
         if self._rng is None:
@@ -195,13 +205,20 @@ class LuckCorrection:
             s.apply_action(action)
             others.append(s)
         v = self.values([state, *others])
-        self.luck += v[0] - v[1:].mean(axis=0)
+        term = v[0] - v[1:].mean(axis=0)
+        self.luck += term
         self.events += 1
+        if self.terms is not None:
+            turns = sum(before.turns_taken(p) for p in range(before.game.num_players))
+            self.terms.append([float(turns), *term])
 
     def end(self, state: FortState) -> dict[str, Any]:
         n = state.game.num_players
         luck = np.zeros(n) if self.luck is None else self.luck
-        return {"luck": [float(x) for x in luck], "chance_events": self.events}
+        out: dict[str, Any] = {"luck": [float(x) for x in luck], "chance_events": self.events}
+        if self.terms is not None:
+            out["terms"] = self.terms
+        return out
 
 
 _CRITICS: dict[tuple[str, int, str, str | None], TableCritic] = {}
