@@ -67,14 +67,21 @@ def check_out_dir(out: str, option: str = "--out") -> None:
 
 def check_save_file(path: str) -> None:
     """``--save FILE`` names a file that can be written, before the game starts (its folder
-    exists, it is not a folder); nothing is created yet."""
+    exists, it is not a folder, nor a FIFO, a device or a link to one:
+    ``fort_env.game.files.check_target``); nothing is created yet."""
     import os
     from pathlib import Path
+
+    from fort_env.game.files import check_target
 
     target = Path(path)
     folder = target.parent
     if target.is_dir():
         bad_option("--save", f"{path} is a folder: give a file name, e.g. {target / 'game.json'}")
+    try:
+        check_target(target)
+    except OSError as exc:  # OutputFileError: not a regular file's name
+        bad_option("--save", exc)
     if not folder.is_dir():
         bad_option("--save", f"no folder {folder} to write {target.name} into")
     if not os.access(folder, os.W_OK):

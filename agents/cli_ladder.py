@@ -162,6 +162,7 @@ def register_ladder(app: Any) -> None:
             format_ladder,
             ladder_markdown,
             left_out,
+            output_paths,
             plot_ladder,
             run_ladder,
             write_outputs,
@@ -169,6 +170,7 @@ def register_ladder(app: Any) -> None:
         )
         from agents.learned.policy_file import trained_num_players
         from fort_env.game.constants import SEED_LIMIT
+        from fort_env.game.files import check_target
 
         budgets: list[float] = []
         for part in split_specs(ismcts_ms):
@@ -217,6 +219,14 @@ def register_ladder(app: Any) -> None:
                     import matplotlib  # noqa: F401  (the train extra; fail before the games)
 
                     Path(folder).mkdir(parents=True, exist_ok=True)
+        # every file it will write may be written (no FIFO, device or folder at the name),
+        # before the games
+        targets = [("--plot", plot_path)] if plot_path is not None else []
+        if out is not None:
+            targets += [("--out", path) for path in output_paths(out, num_players)]
+        for option, path in targets:
+            with failures(option):
+                check_target(path)
         if bots is None:
             for line in left_out(num_players, ppo_quick, ppo_full):
                 typer.echo(line, err=True)

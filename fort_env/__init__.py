@@ -21,6 +21,7 @@ from fort_env.game.errors import (
     FortError,
     IllegalActionError,
     ModelFileError,
+    OutputFileError,
     StateError,
 )
 from fort_env.native import backend as cpp_backend
@@ -41,6 +42,7 @@ __all__ = [
     "IllegalActionError",
     "ModelFileError",
     "ObservationLayout",
+    "OutputFileError",
     "StateError",
     "box_env",
     "cpp_backend",

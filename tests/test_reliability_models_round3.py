@@ -28,7 +28,6 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("safetensors")
 
 import agents
-import agents.learned.policy_checkpoint as checkpoint
 import agents.learned.policy_io as policy_io
 from agents.learned.policy_file import load_policy_file, policy_paths, read_description
 from fort_env import FortGame, ModelFileError
@@ -55,12 +54,19 @@ def _within(seconds: float, call: Callable[[], Any]) -> BaseException | None:
     return outcome[0]
 
 
-def _no_hash(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(path: Path) -> str:
-        raise AssertionError(f"{path} was hashed before its size was checked")
+def _no_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(path: Path, limit: int) -> bytes:
+        raise AssertionError(f"{path} was read before its size was checked")
 
-    for module in (policy_io, checkpoint):  # where load_policy_file and load_checkpoint hash
-        monkeypatch.setattr(module, "_sha256", refuse)
+    # where load_policy_file and load_checkpoint (through read_tensor_file) read a tensor file
+    monkeypatch.setattr(policy_io, "_read_bytes", refuse)
+
+
+def _no_hash(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(data: bytes) -> str:
+        raise AssertionError(f"{len(data)} bytes were hashed before their header was checked")
+
+    monkeypatch.setattr(policy_io, "_sha256_bytes", refuse)
 
 
 # ------------------------------------------------------------------- (a) size before hash
@@ -70,7 +76,7 @@ def test_a_sparse_huge_weights_file_is_refused_by_size_before_hashing(
     weights = _saved_policy(tmp_path / "p")
     with weights.open("r+b") as f:
         f.truncate(4 * 2**30)  # 4 GiB, sparse: hashing it took ~35 s
-    _no_hash(monkeypatch)
+    _no_read(monkeypatch)
     start = time.perf_counter()
     with pytest.raises(ModelFileError, match=r"p\.safetensors: .*4294967296 bytes") as err:
         load_policy_file(weights)
@@ -100,14 +106,14 @@ def test_a_checkpoint_s_optimizer_file_is_sized_before_hashing(
     optimizer = tmp_path / "c.optimizer.safetensors"
     with optimizer.open("r+b") as f:
         f.truncate(4 * 2**30)
-    real = checkpoint._sha256  # the optimizer file's hash (the weights': policy_io's)
+    real = policy_io._read_bytes  # reads the weights and the optimizer file
 
-    def only_the_weights(path: Path) -> str:
+    def only_the_weights(path: Path, limit: int) -> bytes:
         if path.name.endswith(".optimizer.safetensors"):
-            raise AssertionError(f"{path} was hashed before its size was checked")
-        return real(path)
+            raise AssertionError(f"{path} was read before its size was checked")
+        return real(path, limit)
 
-    monkeypatch.setattr(checkpoint, "_sha256", only_the_weights)
+    monkeypatch.setattr(policy_io, "_read_bytes", only_the_weights)
     with pytest.raises(ModelFileError, match=r"c\.optimizer\.safetensors: .*bytes"):
         load_into_model(_model(), tmp_path / "c")
 
@@ -160,7 +166,7 @@ def test_only_regular_files_are_read(
     make, words = KINDS[kind]
     make(target)
     if which == "safetensors":
-        _no_hash(monkeypatch)  # refused before any read of the tensors
+        _no_read(monkeypatch)  # refused before any read of the tensors
     for load in (load_policy_file, read_description, lambda p: agents.make(f"ppo:{p}")):
         if which == "safetensors" and load is read_description:
             continue  # the description alone does not read the tensors

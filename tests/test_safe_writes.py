@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fort_env.game.errors import OutputFileError
 from fort_env.game.files import write_bytes, write_text
 from fort_env.records import save_record
 
@@ -37,7 +38,7 @@ def test_mode_follows_the_umask_and_nothing_is_left_on_failure(tmp_path: Path) -
         os.umask(old)
     assert path.stat().st_mode & 0o777 == 0o644
     (tmp_path / "dir").mkdir()
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(OutputFileError, match="dir: is a directory"):
         write_bytes(tmp_path / "dir", b"x")
     with pytest.raises(FileNotFoundError):
         write_bytes(tmp_path / "missing" / "a.bin", b"x")

@@ -18,7 +18,7 @@ from typing import Any
 import agents
 from agents.learned.policy_file import save_checkpoint_files
 from fort_env.game.errors import ConfigError, describe
-from fort_env.game.files import write_text
+from fort_env.game.files import make_folders, write_text
 from train.config import Config
 from train.league import League
 from train.run_files import MAX_LEAGUE_ENTRIES, RunFolderError, is_int, is_number, read_run_json
@@ -37,8 +37,7 @@ def save_state(out: Path, league: League, state: Mapping[str, Any]) -> None:
         "snapshots": [s.replace(str(out), "{out}", 1) for s in league.snapshots],
         "snapshot_weight": league.snapshot_weight,
     }
-    path = out / "checkpoints" / "state.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = make_folders(out, out / "checkpoints") / "state.json"
     write_text(path, json.dumps(d, indent=1))
 
 
@@ -50,7 +49,7 @@ def save_checkpoint(
     ``.safetensors`` path."""
     path = save_checkpoint_files(
         model,
-        out / "checkpoints" / "latest",
+        make_folders(out, out / "checkpoints") / "latest",
         num_players=config.num_players,
         setup=config.setup,
         training=dataclasses.asdict(config),

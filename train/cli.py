@@ -82,7 +82,7 @@ def train(
     import dataclasses
 
     from train import selfplay
-    from train.progress import latest_run_dir, mark_latest, new_run_dir
+    from train.progress import check_latest, latest_run_dir, mark_latest, new_run_dir
 
     if resume and (num_players is not None or setup is not None):
         raise ValueError("--num-players and --setup cannot change a run being resumed")
@@ -92,6 +92,8 @@ def train(
         out_dir = Path(out)
     else:  # a fresh runs/PRESET/YYYYmmdd-HHMMSS per run; --resume: the newest one
         out_dir = latest_run_dir(preset) if resume else new_run_dir(preset)
+    if out is None:  # runs/PRESET/latest will name it: refused now, not after the run
+        check_latest(out_dir)
     if verbose:
         print(f"run folder: {out_dir}", flush=True)
     if overwrite and not resume:
@@ -315,14 +317,14 @@ def _train_rllib(
         if overwrite:
             rllib_selfplay.clean_output(out_dir)
         summary = rllib_selfplay.run(config, out_dir, ray_address=ray_address, echo=typer.echo)
-    except (FileExistsError, ValueError, ConnectionError) as e:
+    except (OSError, ValueError) as e:  # FileExistsError, ConnectionError, OutputFileError
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(1) from e
     typer.echo(rllib_selfplay.format_summary(summary))
 
 
 def expert_command(
-    out: Annotated[Path, typer.Option(help="output directory (best.safetensors, expert.json)")],
+    out: Annotated[str, typer.Option(help="output directory (best.safetensors, expert.json)")],
     model: Annotated[
         Path | None,
         typer.Option(help="the network to start from; default: the one bare puct searches with"),
@@ -403,6 +405,8 @@ def expert_command(
     Writes OUT/best.safetensors + OUT/best.json (play it as puct:model=PATH) and
     OUT/expert.json (per round: samples, hold-out losses, the gate's result, seconds).
     """
+    if not out.strip():
+        bad_option("--out", "is empty: name the output folder, e.g. runs/expert")
     with failures("--model"):  # ImportError without the train extra; a bad model file
         from agents.learned.core_network import core_network
         from agents.learned.zoo import search_model
@@ -438,16 +442,20 @@ def expert_command(
         seed=seed,
     )
     with failures("--out"):
+        from train.expert import check_out
+
+        check_out(out, config)  # before the first game; run checks again
+    with failures("--out"):
         report = run(config, out, echo=typer.echo)
     typer.echo(
-        f"wrote {out / 'best.safetensors'} (rounds accepted: "
+        f"wrote {Path(out) / 'best.safetensors'} (rounds accepted: "
         f"{', '.join(map(str, report['accepted'])) or 'none'})"
     )
 
 
 def value_fit_command(
     model: Annotated[Path, typer.Option(help="the network whose value head is refitted")],
-    out: Annotated[Path, typer.Option(help="the new network: NAME(.safetensors) + NAME.json")],
+    out: Annotated[str, typer.Option(help="the new network: NAME(.safetensors) + NAME.json")],
     games: Annotated[int, typer.Option(min=10, max=10**6, help="training games")] = 2000,
     holdout_games: Annotated[
         int, typer.Option(min=1, max=10**6, help="held-out games (other deals)")
@@ -459,19 +467,28 @@ def value_fit_command(
         str, typer.Option(help="comma-separated agent specs; self: the network sampling")
     ] = "self,heuristic,builder,scorer",
     seed: Annotated[int, typer.Option(min=0, max=2**40 - 1, help="seeds deals and agents")] = 0,
+    overwrite: Annotated[
+        bool, typer.Option(help="replace an existing --out (never the --model itself)")
+    ] = False,
 ) -> None:
     """Refit a network's value head to who wins (train/value_fit.py), its policy unchanged:
     ridge regression of the outcome (+1 win, -1 loss) on the trunk's features, on positions of
     the network's games against OPPONENTS; prints the held-out error before and after.
 
     The new network plays as ppo exactly as the old one; puct:model=OUT.safetensors searches
-    with a value head that estimates who wins.
+    with a value head that estimates who wins. An existing OUT is replaced only with
+    --overwrite, and never when it is the --model. Every argument is checked before the
+    first game.
     """
     with failures("--model"):  # ImportError without the train extra; a bad model file
         from agents.learned.policy_file import load_policy_file
-        from train.value_fit import ValueFitConfig, run
+        from train.value_fit import ValueFitConfig, check_out, run
 
         load_policy_file(model)
+    try:
+        check_out(model, out, overwrite)
+    except (ValueError, OSError) as exc:  # empty, a folder, the model, exists, a FIFO...
+        bad_option("--out", exc)
     config = ValueFitConfig(
         model=str(model),
         games=games,
@@ -480,15 +497,16 @@ def value_fit_command(
         opponents=opponents,
         seed=seed,
     )
-    with failures("--opponents"):
+    with failures():  # names the setting: games, holdout_games, keep, seed
         config.check()
+    with failures("--opponents"):
         import agents
 
         for spec in config.opponents.split(","):
             if spec.strip() not in ("", "self"):
                 agents.make(spec.strip())  # an unknown agent fails here, before any game
     with failures("--out"):
-        run(config, out, log=typer.echo)
+        run(config, out, log=typer.echo, overwrite=overwrite)
 
 
 def register(app: typer.Typer) -> None:

@@ -47,10 +47,16 @@ from typing import Any
 
 import numpy as np
 
-from agents.learned.policy_file import load_policy_file, policy_paths, read_description, save_policy
+from agents.learned.policy_file import (
+    copy_policy,
+    load_policy_file,
+    policy_paths,
+    read_description,
+    save_policy,
+)
 from agents.learned.ppo import policy_logits, policy_values
 from fort_env import FortGame
-from fort_env.game.files import write_bytes, write_text
+from fort_env.game.files import check_folders, check_target, make_folders, write_bytes, write_text
 from train.expert_config import ExpertConfig
 
 __all__ = ["ExpertConfig", "Samples", "fit", "gate", "load_samples", "run", "self_play"]
@@ -378,13 +384,40 @@ def _save(policy: Any, path: Path, described: dict[str, Any], report: dict[str, 
 
 
 def _copy_policy(source: str | Path, target: Path) -> None:
-    """``source``'s tensors and description as ``target`` (``NAME.safetensors`` + ``.json``)."""
-    weights, description = policy_paths(source)
-    tw, td = policy_paths(target)
-    write_bytes(tw, weights.read_bytes())
-    info = json.loads(description.read_text(encoding="utf-8"))
-    info["weights"] = tw.name
-    write_text(td, json.dumps(info, indent=1) + "\n")
+    """``source``'s tensors and description as ``target`` (``NAME.safetensors`` + ``.json``),
+    checked and written as a pair (``agents.learned.policy_io.copy_policy``)."""
+    copy_policy(source, target)
+
+
+def check_out(out: str | Path, config: ExpertConfig) -> Path:
+    """``out`` may take a run of ``config``, checked before the first game (looks only):
+    not empty (``--out ""`` would write into the current folder); no ``expert.json`` there yet;
+    and nothing the run writes (``best.*``, ``expert.json``, every round's folder, samples
+    folder, shards and candidate) is a symlinked folder inside ``out`` or a name taken by a
+    FIFO, a device, a directory or a link to one (``fort_env.game.files``). Returns ``out``.
+
+    Raises:
+        ValueError: ``out`` is empty.
+        FileExistsError: ``OUT/expert.json`` exists already.
+        OutputFileError: a folder or file name of the run is not its to write (names it).
+    """
+    if not str(out).strip():
+        raise ValueError("the output folder is empty: name a folder, e.g. runs/expert")
+    out = Path(out)
+    if (out / "expert.json").exists():
+        raise FileExistsError(f"{out / 'expert.json'} exists; choose another --out")
+    for name in ("best.safetensors", "best.json", "expert.json"):
+        check_target(out / name)
+    for k in range(1, config.rounds + 1):
+        folder = out / f"round-{k:03d}"
+        check_folders(out, folder / "samples")
+        if folder.is_dir():
+            for name in ("candidate.safetensors", "candidate.json"):
+                check_target(folder / name)
+        if (folder / "samples").is_dir():
+            for w in range(config.workers):
+                check_target(folder / "samples" / f"shard-{w:02d}.npz")
+    return out
 
 
 def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, Any]:
@@ -393,7 +426,9 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
     Raises:
         ModelFileError: ``config.model`` is missing, corrupt or does not run on the core.
         FileExistsError: ``OUT/expert.json`` exists already.
-        ValueError: a setting out of range (:meth:`ExpertConfig.check`).
+        OutputFileError: a folder inside ``out`` is a symlink, or a name the run writes is
+            taken by something that is not a regular file (:func:`check_out`).
+        ValueError: a setting out of range (:meth:`ExpertConfig.check`), or ``out`` empty.
     """
     import torch
 
@@ -402,9 +437,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
     from train.device import resolve_device
 
     config.check()
-    out = Path(out)
-    if (out / "expert.json").exists():
-        raise FileExistsError(f"{out / 'expert.json'} exists; choose another --out")
+    out = check_out(out, config)  # every argument and output checked before the first game
     core_network(config.model)  # refuses a bad model before any game
     device = resolve_device(config.device)
     described = read_description(config.model)
@@ -429,7 +462,7 @@ def run(config: ExpertConfig, out: str | Path, echo: Any = print) -> dict[str, A
             echo(f"stopping before round {k}: the {config.minutes:g} minutes are spent")
             break
         folder = out / f"round-{k:03d}"
-        (folder / "samples").mkdir(parents=True, exist_ok=True)
+        make_folders(out, folder / "samples")  # never through a linked folder
         first = (k - 1) * config.games
         games = range(first, first + config.games)
         started = time.perf_counter()

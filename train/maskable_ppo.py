@@ -27,6 +27,7 @@ from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.learned.policy_file import load_into_model, save_policy
+from fort_env.game.files import make_folders
 from train.checkpoints import save_checkpoint
 from train.config import Config
 from train.device import learner_device
@@ -173,8 +174,7 @@ class SelfPlayCallback(BaseCallback):
 
     def add_snapshot(self) -> None:
         """Freeze the learner into ``league/`` and send the grown league to the workers."""
-        league_dir = self.out / "league"
-        league_dir.mkdir(parents=True, exist_ok=True)
+        league_dir = make_folders(self.out, self.out / "league")  # never a linked folder
         path = save_policy(
             self.model,
             league_dir / f"snapshot_{self.num_timesteps}",

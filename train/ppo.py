@@ -62,6 +62,7 @@ from agents.learned.policy_file import (
 )
 from fort_env.envs.self_play import EXTERNAL, LEARNER, SelfPlayBatch, seat_code
 from fort_env.game.errors import ConfigError
+from fort_env.game.files import make_folders
 from fort_env.views.observation import (
     observation_layout,
     table_observation_size,
@@ -508,7 +509,7 @@ def learn(
         info = load_checkpoint(ppo.net, ppo.optimizer, checkpoint.with_suffix(".safetensors"))
         ppo.timesteps = int(info.get("timesteps") or 0)
     ppo.reset(config.seed + 1000 * len(state["evals"]))
-    writer = SummaryWriter(str(out / "tb" / "ppo"))
+    writer = SummaryWriter(str(make_folders(out, out / "tb" / "ppo")))
     budget = None if config.time_budget_minutes is None else config.time_budget_minutes * 60
 
     def elapsed() -> float:
@@ -519,6 +520,7 @@ def learn(
         return min(1.0, max(frac, elapsed() / budget) if budget else frac)
 
     def save() -> Path:
+        make_folders(out, checkpoint.parent)  # never a linked folder (fort_env.game.files)
         path = save_checkpoint_files(
             ppo.net,
             checkpoint,
@@ -535,7 +537,7 @@ def learn(
     def add_snapshot() -> None:
         path = save_policy(
             ppo.net,
-            out / "league" / f"snapshot_{ppo.timesteps}",
+            make_folders(out, out / "league") / f"snapshot_{ppo.timesteps}",
             num_players=config.num_players,
             setup=config.setup,
             training=dataclasses.asdict(config),

@@ -25,7 +25,16 @@ from typing import IO, Any
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm.auto import tqdm
 
-__all__ = ["LATEST", "ProgressCallback", "latest_run_dir", "mark_latest", "new_run_dir"]
+from fort_env.game.errors import OutputFileError
+
+__all__ = [
+    "LATEST",
+    "ProgressCallback",
+    "check_latest",
+    "latest_run_dir",
+    "mark_latest",
+    "new_run_dir",
+]
 
 _SCALE = 1000  # the bar counts per-mille of the budget
 
@@ -154,12 +163,34 @@ def new_run_dir(preset: str, root: str | Path = "runs", now: datetime | None = N
     return path
 
 
+def check_latest(run_dir: str | Path) -> Path:
+    """``run_dir``'s sibling ``latest`` may be pointed at it by :func:`mark_latest`: it is
+    missing or a symlink (replaced). Anything else there (a folder, a file, a FIFO) is not
+    fort-env's link and is never replaced. Returns the link's path.
+
+    Raises:
+        OutputFileError: ``latest`` is not a symlink (names it).
+    """
+    link = Path(run_dir).parent / LATEST
+    if os.path.lexists(link) and not link.is_symlink():
+        raise OutputFileError(
+            link,
+            "is not a symlink: fort-env points 'latest' at the newest run only where it is "
+            "its own link or missing, and never replaces anything else (move it away)",
+        )
+    return link
+
+
 def mark_latest(run_dir: str | Path) -> Path:
     """Point ``run_dir``'s sibling link ``latest`` at it (a relative symlink, replaced
     atomically), so that ``runs/PRESET/latest/model.safetensors`` names the newest finished
-    run's model. Returns the link."""
+    run's model. Returns the link.
+
+    Raises:
+        OutputFileError: ``latest`` is there and not a symlink (:func:`check_latest`).
+    """
     run_dir = Path(run_dir)
-    link = run_dir.parent / LATEST
+    link = check_latest(run_dir)
     tmp = run_dir.parent / f".{LATEST}.{os.getpid()}"
     tmp.unlink(missing_ok=True)
     os.symlink(run_dir.name, tmp)

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fort_env.game.files import write_text
+from fort_env.game.files import check_folders, check_target, open_for_writing, write_text
 
 __all__ = [
     "RLLIB_PRESETS",
@@ -267,6 +267,8 @@ def run(
 
     Raises:
         FileExistsError: ``out`` already holds a run.
+        OutputFileError: ``out/checkpoint`` is a symlink, or a file's name is taken by a
+            FIFO, a device, a directory or a link to one (``fort_env.game.files``).
         ValueError: (:func:`init_ray`) too few CPUs in the cluster.
     """
     from fort_env.envs.rllib import ppo_config
@@ -276,6 +278,9 @@ def run(
         raise FileExistsError(
             f"{out} already holds a run: replace it with --overwrite, or pick another --out"
         )
+    check_folders(out, out / "checkpoint")  # no linked folder, no FIFO at a file's name
+    for name in ("config.json", "progress.jsonl", "summary.json"):
+        check_target(out / name)
     cluster = init_ray(ray_address, min_cpus=config.num_env_runners)
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "config.json", json.dumps(dataclasses.asdict(config), indent=1))
@@ -300,7 +305,7 @@ def run(
     row: dict[str, Any] = {}
     stopped_by = "timesteps"
     try:
-        with (out / "progress.jsonl").open("w") as log:
+        with open_for_writing(out / "progress.jsonl") as log:
             while True:
                 row = iteration_summary(algo.train())
                 log.write(json.dumps(row) + "\n")

@@ -25,7 +25,7 @@ import torch
 from agents.arena.tournament import format_table
 from agents.learned.policy_file import save_policy
 from fort_env.game.errors import ConfigError
-from fort_env.game.files import write_text
+from fort_env.game.files import check_folders, check_target, write_text
 from train import maskable_ppo
 from train import ppo as lean_ppo
 from train.checkpoints import load_state
@@ -35,7 +35,31 @@ from train.evaluation import evaluate
 from train.league import League
 from train.plots import plot_learning_curve
 
-__all__ = ["clean_output", "format_summary", "run"]
+__all__ = ["RUN_FILES", "RUN_FOLDERS", "check_run_folder", "clean_output", "format_summary", "run"]
+
+RUN_FOLDERS = ("checkpoints", "league", "tb/ppo")
+"""The folders a run makes inside its output folder (SB3's TensorBoard runs go under ``tb``)."""
+RUN_FILES = (
+    "config.json", "model.safetensors", "model.json", "eval.json", "learning_curve.png",
+    "checkpoints/state.json", "checkpoints/latest.safetensors", "checkpoints/latest.json",
+    "checkpoints/latest.optimizer.safetensors",
+)  # fmt: skip
+"""The files a run writes (besides ``league/`` snapshots and TensorBoard's event files)."""
+
+
+def check_run_folder(out: Path) -> None:
+    """A run may write into ``out``: none of its folders (:data:`RUN_FOLDERS`) is a symlink
+    (to another directory, whose checkpoints or snapshots would be replaced) or a file, and
+    none of its files' names (:data:`RUN_FILES`) is taken by a FIFO, a device, a directory or
+    a link to one (``fort_env.game.files``). Looks only; checked before the run starts.
+
+    Raises:
+        OutputFileError: otherwise (names the path).
+    """
+    for folder in RUN_FOLDERS:
+        check_folders(out, out / folder)
+    for name in RUN_FILES:
+        check_target(out / name)
 
 
 def run(
@@ -77,6 +101,7 @@ def run(
             f"{out} already holds a run: continue it with --resume, replace it with "
             "--overwrite, or pick another --out"
         )
+    check_run_folder(out)  # before a folder is made or a step is taken
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
 

@@ -18,6 +18,11 @@ form on the trunk's features (float64), its penalty chosen among :data:`RIDGE_PE
 last tenth of the training games, then refitted on them all. A separate set of
 ``holdout_games`` games (other deals) measures the squared error before and after.
 
+The output (``out``: ``NAME.safetensors`` + ``NAME.json``) is checked with the settings before
+the first game (:func:`check_out`): never the model itself, an existing pair only with
+``overwrite``, never a folder's name; it is written as a pair, so a failure leaves an old pair
+whole (``agents.learned.policy_io``).
+
 Needs the ``train`` extra (torch). Raises ``ValueError`` for settings out of range and
 ``fort_env.ModelFileError`` for a model that cannot be loaded.
 """
@@ -25,6 +30,7 @@ Needs the ``train`` extra (torch). Raises ``ValueError`` for settings out of ran
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,16 +40,38 @@ import numpy as np
 
 import agents
 from agents.arena.games import play_game
-from agents.learned.policy_file import load_policy_file, read_description, save_policy
+from agents.learned.policy_file import (
+    load_policy_file,
+    policy_paths,
+    read_description,
+    save_policy,
+)
 from agents.learned.ppo import PPOAgent
 from fort_env import FortGame, FortState
+from fort_env.game.files import check_target
 
-__all__ = ["RIDGE_PENALTIES", "ValueFitConfig", "fit_value_head", "play_positions", "run"]
+__all__ = [
+    "MIN_DECISIONS",
+    "MIN_POSITIONS",
+    "RIDGE_PENALTIES",
+    "ValueFitConfig",
+    "check_out",
+    "fit_value_head",
+    "play_positions",
+    "run",
+]
 
 RIDGE_PENALTIES = (0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)
 """The ridge penalties tried (on the sum of squares of the features' weights, not the bias)."""
 
 HOLDOUT_SEED_OFFSET = 1_000_000_007  # the held-out deals: seeds far from the training ones
+MIN_DECISIONS = 100
+"""Decisions a game has at least, for the settings' check: random 2-4 player games took 209
+or more (60 deals each); half of that, as the network's games may be shorter."""
+MIN_POSITIONS = 5
+"""Kept decisions expected, at least, in the validation games (the last tenth of the training
+games, which choose the ridge penalty) and in the held-out games: fewer and the fit has
+nothing to choose on (``keep=0.001`` of 10 games ended in torch's ``LinAlgError``)."""
 
 
 @dataclass
@@ -72,6 +100,19 @@ class ValueFitConfig:
             )
         if not 0.0 < self.keep <= 1.0:
             raise ValueError(f"keep must be in (0, 1], got {self.keep}")
+        validation = max(1, self.games // 10)
+        for what, games in (
+            (f"the validation games (the last {validation} of the {self.games} training games)",
+             validation),
+            (f"the {self.holdout_games} held-out games", self.holdout_games),
+        ):  # fmt: skip
+            expected = self.keep * games * MIN_DECISIONS
+            if expected < MIN_POSITIONS:
+                raise ValueError(
+                    f"keep {self.keep:g} keeps about {expected:.2g} decisions of {what}; the "
+                    f"fit needs at least {MIN_POSITIONS} there: raise keep, games or "
+                    "holdout_games"
+                )
         if not [o for o in self.opponents.split(",") if o.strip()]:
             raise ValueError("opponents must name at least one opponent")
         if not 0 <= self.seed < 2**40:
@@ -177,16 +218,24 @@ def fit_value_head(
     validation errors. The trunk and the policy head are not touched."""
     import torch
 
+    last = np.unique(game_ids)
+    if len(last) < 2:
+        raise ValueError(
+            f"{len(obs)} positions from {len(last)} game(s): the fit needs positions of two "
+            "games at least (one to fit, one to choose the penalty on): raise keep or games"
+        )
     x = _features(net, obs)
     y = torch.from_numpy(outcome).double()
-    last = np.unique(game_ids)
     valid = torch.from_numpy(np.isin(game_ids, last[-max(1, len(last) // 10) :]))
     errors = {}
-    for penalty in RIDGE_PENALTIES:
-        w = _ridge(x[~valid], y[~valid], penalty)
-        errors[penalty] = _mse(x[valid], y[valid], w)
-    best = min(errors, key=lambda p: errors[p])
-    w = _ridge(x, y, best)
+    try:
+        for penalty in RIDGE_PENALTIES:
+            w = _ridge(x[~valid], y[~valid], penalty)
+            errors[penalty] = _mse(x[valid], y[valid], w)
+        best = min(errors, key=lambda p: errors[p])
+        w = _ridge(x, y, best)
+    except torch.linalg.LinAlgError as exc:  # cannot happen with a position on each side
+        raise ValueError(f"the ridge fit failed on {len(obs)} positions: {exc}") from None
     with torch.no_grad():
         net.value_head.weight.copy_(w[:-1].float()[None, :])
         net.value_head.bias.copy_(w[-1:].float())
@@ -201,14 +250,80 @@ def _value_mse(net: Any, obs: np.ndarray, outcome: np.ndarray) -> float:
     return _mse(x, torch.from_numpy(outcome).double(), w)
 
 
-def run(config: ValueFitConfig, out: str | Path, log: Any = print) -> dict[str, Any]:
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)  # a hard link, or another path to the same file
+    except OSError:  # one of them does not exist
+        return False
+
+
+def check_out(model: str | Path, out: str | Path, overwrite: bool = False) -> Path:
+    """``out`` may take the refitted network of ``model`` (looks only; before the first game):
+
+    - not empty (``--out ""``), not ending in a folder separator and not an existing folder
+      (``--out DIR/`` would write ``DIR.safetensors`` beside ``DIR``): a network's NAME;
+    - neither of its files is one of ``model``'s (by path, link or hard link), even with
+      ``overwrite``: the run reads the model to the end;
+    - neither exists unless ``overwrite``;
+    - neither name is taken by a FIFO, a device, a directory or a link to one
+      (``fort_env.game.files.check_target``).
+
+    Returns ``out`` as a ``Path``.
+
+    Raises:
+        ValueError: empty, a folder, or the model itself.
+        FileExistsError: the pair (or one of it) exists and ``overwrite`` is false.
+        OutputFileError: a name that is not a regular file's.
+    """
+    text = os.fspath(out)
+    if not text.strip():
+        raise ValueError("out is empty: give the new network's NAME, e.g. runs/value-fit/net")
+    separators = tuple(s for s in (os.sep, os.altsep, "/") if s)
+    if text.endswith(separators) or Path(text).is_dir():
+        raise ValueError(
+            f"{text} is a folder: give the new network's NAME (NAME.safetensors + NAME.json "
+            f"are written), e.g. {text.rstrip(''.join(separators)) or '.'}/{Path(model).stem}-fit"
+        )
+    weights, description = policy_paths(text)
+    for mine, theirs in zip(policy_paths(text), policy_paths(model), strict=True):
+        if _same_file(mine, theirs):
+            raise ValueError(
+                f"{mine} is the model's own file ({theirs}): value-fit never replaces the "
+                "network it reads; give another out"
+            )
+    for path in (weights, description):
+        check_target(path)
+    if not overwrite:
+        taken = [p for p in (weights, description) if os.path.lexists(p)]
+        if taken:
+            raise FileExistsError(
+                f"{taken[0]} exists: pass --overwrite (overwrite=True) to replace it, or give "
+                "another out"
+            )
+    return Path(text)
+
+
+def run(
+    config: ValueFitConfig, out: str | Path, log: Any = print, overwrite: bool = False
+) -> dict[str, Any]:
     """Refit ``config.model``'s value head and save the network as ``out`` (``NAME`` or
     ``NAME.safetensors`` + ``NAME.json``; its description's ``training.value_fit`` is the
     returned report: the config, positions, penalty, held-out errors before and after,
-    seconds). Raises ValueError for a bad config."""
+    seconds). The settings, ``out`` (:func:`check_out`; an existing pair is replaced only with
+    ``overwrite``) and the model's description are checked before the first game.
+
+    Raises:
+        ValueError: a bad config, or an ``out`` that is a folder or the model itself.
+        FileExistsError: ``out`` exists and ``overwrite`` is false.
+        ModelFileError: the model cannot be loaded (its description's fields included).
+        OutputFileError: a name of ``out`` that is not a regular file's.
+    """
     import torch
 
     config.check()
+    out = check_out(config.model, out, overwrite)
     torch.set_num_threads(1)  # many small forward passes: threads only contend
     net, _ = load_policy_file(config.model)
     described = read_description(config.model)
@@ -226,6 +341,11 @@ def run(config: ValueFitConfig, out: str | Path, log: Any = print) -> dict[str, 
         net, game, opponents, config.holdout_games, base + HOLDOUT_SEED_OFFSET, config.keep
     )
     played = time.perf_counter() - t0
+    if not len(h_obs):
+        raise ValueError(
+            f"no position was kept from the {config.holdout_games} held-out games (keep "
+            f"{config.keep:g}): raise keep or holdout_games"
+        )
     before = _value_mse(net, h_obs, h_outcome)
     fitted = fit_value_head(net, obs, outcome, ids)
     after = _value_mse(net, h_obs, h_outcome)

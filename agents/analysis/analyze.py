@@ -26,6 +26,7 @@ Tables go to the console (rich) and PNG plots (matplotlib, Agg backend) to ``out
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from agents.arena.tournament import run_tournament
 from fort_env import FortGame, FortState
 from fort_env.game.constants import HAND, PARK, PLAIN_SUITS, SUITS, YARD
 from fort_env.game.decisions import DecisionKind as K
+from fort_env.game.files import write_bytes
 from fort_env.views.scoring import owned_cards
 
 __all__ = ["CardStats", "analyze", "print_report"]
@@ -254,8 +256,10 @@ def write_plots(report: dict[str, Any], out: Path) -> list[Path]:
     def save(fig: Any, name: str) -> None:
         path = out / f"{name}.png"
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        buffer = io.BytesIO()  # written by fort_env.game.files: only over a regular file
+        fig.savefig(buffer, dpi=100, format="png")
         plt.close(fig)
+        write_bytes(path, buffer.getvalue())
         paths.append(path)
 
     fig, ax = plt.subplots(figsize=(7, 4))

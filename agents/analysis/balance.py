@@ -37,6 +37,7 @@ prints rich tables.
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -48,6 +49,7 @@ from agents.arena.games import GameRecord
 from agents.arena.tournament import run_tournament, wilson_interval
 from fort_env import FortGame, FortState
 from fort_env.game.decisions import DecisionKind as K
+from fort_env.game.files import write_bytes
 from fort_env.views.scoring import owned_cards
 
 __all__ = [
@@ -372,8 +374,10 @@ def write_plot(report: Mapping[str, Any], out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     path = out / PLOT_NAME
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    buffer = io.BytesIO()  # written by fort_env.game.files: only over a regular file
+    fig.savefig(buffer, dpi=100, format="png")
     plt.close(fig)
+    write_bytes(path, buffer.getvalue())
     return path
 
 

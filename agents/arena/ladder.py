@@ -80,11 +80,12 @@ from agents.arena.luck import luck_summary
 from agents.arena.provenance import provenance
 from agents.arena.tournament import display_names, run_tournament, summarize
 from agents.learned.policy_file import missing_model, preset_model
-from fort_env.game.files import write_bytes, write_text
+from fort_env.game.files import check_target, write_bytes, write_text
 
 __all__ = [
     "GUIDED_NAMES", "LADDER_KEY", "Bot", "default_bots", "format_ladder", "ladder_markdown",
-    "left_out", "markers", "plot_ladder", "run_ladder", "write_outputs", "write_section",
+    "left_out", "markers", "output_paths", "plot_ladder", "run_ladder", "write_outputs",
+    "write_section",
 ]  # fmt: skip
 
 LADDER_KEY = 0x1ADDE5  # mixed into every table's seed (module docstring)
@@ -453,6 +454,13 @@ def plot_ladder(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
     return out
 
 
+def output_paths(out: str | os.PathLike[str], num_players: int) -> list[Path]:
+    """The files :func:`write_outputs` writes into ``out``: ``ladder-Np.json``, ``.png``,
+    ``.md``."""
+    stem = f"ladder-{num_players}p"
+    return [Path(out) / f"{stem}.{ext}" for ext in ("json", "png", "md")]
+
+
 def write_outputs(result: dict[str, Any], out: str | os.PathLike[str]) -> list[Path]:
     """Write a ladder into the folder ``out``: ``ladder-Np.json`` (the result), ``ladder-Np.png``
     (:func:`plot_ladder`) and ``ladder-Np.md`` (:func:`ladder_markdown`, showing the plot).
@@ -460,17 +468,19 @@ def write_outputs(result: dict[str, Any], out: str | os.PathLike[str]) -> list[P
 
     Raises:
         ImportError: matplotlib is not installed (the ``train`` extra).
+        OutputFileError: one of the names is not a regular file's (a FIFO, a device, a
+            directory, a link to one), before anything is written.
         OSError: the folder or a file cannot be written.
     """
     import json
 
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    stem = f"ladder-{result['num_players']}p"
-    data = folder / f"{stem}.json"
+    data, plot, text = output_paths(folder, result["num_players"])
+    for path in (data, plot, text):
+        check_target(path)
     write_text(data, json.dumps(result, indent=1) + "\n")
-    plot = plot_ladder(result, folder / f"{stem}.png")
-    text = folder / f"{stem}.md"
+    plot = plot_ladder(result, plot)
     write_text(text, ladder_markdown(result, plot.name))
     return [data, plot, text]
 
@@ -540,8 +550,10 @@ def check_section(doc: str | os.PathLike[str], num_players: int) -> None:
 
     Raises:
         ValueError: a begin marker without its end (or the reverse), or either twice.
+        OutputFileError: ``doc`` is not a regular file's name (a FIFO, a device, a directory,
+            a link to one: ``fort_env.game.files.check_target``), never opened.
     """
-    path = Path(doc)
+    path = check_target(doc)
     if not path.exists():
         return
     text = path.read_text(encoding="utf-8")
@@ -560,15 +572,16 @@ def write_section(doc: str | os.PathLike[str], num_players: int, body: str) -> P
 
     Raises:
         ValueError: broken markers (:func:`check_section`).
+        OutputFileError: ``doc`` is not a regular file's name (:func:`check_section`).
         OSError: the file cannot be read or written.
     """
     check_section(doc, num_players)
     path = Path(doc)
     begin, end = markers(num_players)
     section = f"{begin}\n{body.rstrip()}\n{end}\n"
-    if not path.exists():
+    if not path.exists():  # a link to nothing is replaced, never written through
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# Agents\n\n{section}", encoding="utf-8")
+        write_text(path, f"# Agents\n\n{section}")
         return path
     text = path.read_text(encoding="utf-8")
     head = _begin_prefix(num_players)

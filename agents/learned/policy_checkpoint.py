@@ -4,12 +4,13 @@
 groups and the file's hash in the description) to a saved policy; :func:`load_checkpoint` and
 :func:`load_into_model` load both back into a freshly built learner, and
 :func:`load_initial_weights` starts a new run's network from a policy file (fine-tuning).
-Nothing is unpickled.
+Nothing is unpickled. A checkpoint's three files are written as one
+(:func:`~agents.learned.policy_io.write_policy_files`: the description, holding both tensor
+files' hashes, renamed into place first) and each tensor file is read once.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,13 @@ from agents.learned.policy_format import (
     _short,
     policy_paths,
 )
-from agents.learned.policy_io import load_policy_file, save_policy
-from agents.learned.tensor_file import _regular_size, _sha256, _write_tensors
-from fort_env.game.files import write_text
+from agents.learned.policy_io import (
+    _policy_save,
+    load_policy_file,
+    read_tensor_file,
+    write_policy_files,
+)
+from agents.learned.tensor_file import _regular_size, _sha256_bytes, _tensor_bytes
 
 __all__ = ["load_checkpoint", "load_initial_weights", "load_into_model", "save_checkpoint_files"]
 
@@ -65,26 +70,36 @@ def save_checkpoint_files(
     """:func:`~agents.learned.policy_io.save_policy` plus the optimizer's state
     (``NAME.optimizer.safetensors``, its param groups in the description's ``optimizer``), for
     :func:`load_into_model` (a MaskablePPO) or :func:`load_checkpoint` (a network and its
-    optimizer).
+    optimizer). The three files are written as one (module docstring): a failure leaves an
+    existing checkpoint whole.
 
     Args:
         model: a ``MaskablePPO`` (its policy's optimizer is saved), or a network with
             ``optimizer`` given.
         optimizer: the network's optimizer (required for a bare network).
         timesteps: as :func:`~agents.learned.policy_io.save_policy`'s.
+
+    Raises:
+        ModelFileError, OutputFileError: as :func:`~agents.learned.policy_io.save_policy`.
     """
-    weights = save_policy(
-        model, path, num_players=num_players, setup=setup, training=training, timesteps=timesteps
+    weights, data, info = _policy_save(
+        model,
+        path,
+        num_players=num_players,
+        setup=setup,
+        cards=None,
+        training=training,
+        timesteps=timesteps,
     )
     _, description = policy_paths(weights)
     tensors, rest = _optimizer_tensors(
         optimizer if optimizer is not None else model.policy.optimizer
     )
     opt_path = weights.with_name(weights.name[: -len(WEIGHTS_SUFFIX)] + OPTIMIZER_SUFFIX)
-    _write_tensors(opt_path, tensors)
-    info = json.loads(description.read_text(encoding="utf-8"))
-    info["optimizer"] = {**rest, "sha256": _sha256(opt_path), "file": opt_path.name}
-    write_text(description, json.dumps(info, indent=1) + "\n")
+    opt_data = _tensor_bytes(tensors)
+    info["optimizer"] = {**rest, "sha256": _sha256_bytes(opt_data), "file": opt_path.name}
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    write_policy_files(description, info, [(weights, data), (opt_path, opt_data)])
     return weights
 
 
@@ -116,9 +131,6 @@ def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str,
     Raises:
         ModelFileError: a missing or mismatched file, or a network of another shape.
     """
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
-
     policy, info = load_policy_file(path)
     if describe_policy(network) != {**info["network"]}:
         raise _bad(
@@ -134,7 +146,7 @@ def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str,
         if not isinstance(name, str) or Path(name).name != name or name in ("", ".", ".."):
             raise _bad(policy_paths(path)[1], "field 'optimizer.file' is not a file name")
         opt_path = weights.with_name(name)
-        size = _regular_size(opt_path)  # before the hash: a sparse file costs nothing
+        size = _regular_size(opt_path)  # before a byte is read: a sparse file costs nothing
         # at most four float32 per parameter (Adam keeps two moments, AMSGrad a third) and a
         # step count per tensor, as for the largest network allowed
         shapes = network_shapes(info["game"], info["network"])
@@ -145,10 +157,14 @@ def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str,
                 f"{size} bytes: larger than Adam's state of the described network (at most "
                 f"{limit} bytes); not the optimizer state of this checkpoint",
             )
-        if _sha256(opt_path) != opt.get("sha256"):
-            raise _bad(opt_path, "missing, or not the optimizer state of this checkpoint")
+        # read once, bounded by the size checked, hashed and parsed from the same bytes
+        tensors = read_tensor_file(
+            opt_path,
+            limit,
+            str(opt.get("sha256")),  # compared always: a missing hash matches nothing
+            mismatch="missing, or not the optimizer state of this checkpoint",
+        )
         try:
-            tensors = load_file(str(opt_path), device="cpu")
             scalars = opt.get("scalars", {})
             if not isinstance(scalars, dict):
                 raise ValueError("its 'scalars' is not an object")
@@ -158,7 +174,7 @@ def load_checkpoint(network: Any, optimizer: Any, path: str | Path) -> dict[str,
                 state.setdefault(int(index), {})[key] = value
             groups = opt.get("param_groups")
             optimizer.load_state_dict({"state": state, "param_groups": groups})
-        except (SafetensorError, OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
             raise _bad(opt_path, f"does not fit the optimizer: {_short(exc)}") from None
     return info
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -317,7 +319,113 @@ def read_description(path: str | Path) -> dict[str, Any]:
             description,
             f"the described network has {count} parameters; the limit is {MAX_PARAMETERS}",
         )
+    problem = _sidecar_problem(info)
+    if problem is not None:
+        raise _bad(description, problem)
     return info
+
+
+MAX_TIMESTEPS = 2**63 - 1
+"""The most timesteps a description may record (an int64, as torch and numpy count)."""
+
+
+def _is_int(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _param_group_problem(where: str, group: Any) -> str | None:
+    """What is wrong with an optimizer param group of a description (``None``: nothing):
+    ``params`` a list of tensor indices, every number finite (``lr``, ``eps`` and
+    ``weight_decay`` >= 0, ``betas`` two numbers in [0, 1)), nothing but numbers, bools,
+    strings, ``null`` and lists of numbers, as ``torch.optim.Adam.state_dict`` gives."""
+    if not isinstance(group, dict):
+        return f"field {where!r} must be an object"
+    params = group.get("params")
+    if not isinstance(params, list) or not all(_is_int(x, 0, 1 << 20) for x in params):
+        return f"field '{where}.params' must be a list of tensor indices"
+    for key, value in group.items():
+        field = f"{where}.{key}"
+        if key == "params":
+            continue
+        if isinstance(value, list):
+            if not all(_is_number(x) for x in value):
+                return f"field {field!r} must hold finite numbers, got {describe(value)}"
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not _is_number(value):
+                return f"field {field!r} must be finite, got {describe(value)}"
+        elif value is not None and not isinstance(value, (bool, str)):
+            return f"field {field!r} is not a setting of an optimizer: {describe(value)}"
+    for key in ("lr", "eps", "weight_decay"):
+        if key in group and not (_is_number(group[key]) and group[key] >= 0):
+            return f"field '{where}.{key}' must be a finite number >= 0, got {describe(group[key])}"
+    betas = group.get("betas")
+    if "betas" in group and not (
+        isinstance(betas, list) and len(betas) == 2 and all(0 <= b < 1 for b in betas)
+    ):
+        return f"field '{where}.betas' must be two numbers in [0, 1), got {describe(betas)}"
+    return None
+
+
+def _sidecar_problem(info: Mapping[str, Any]) -> str | None:
+    """What is wrong with a description's fields beside the game and the network (``None``:
+    nothing), so that a run that reads them (``value-fit``, ``expert``, ``train --resume``)
+    fails at load, not when it saves after its games:
+
+    - ``sha256``: 64 lowercase hex digits;
+    - ``training``: an object (the record of how it was made) or ``null``;
+    - ``timesteps``: an int in [0, :data:`MAX_TIMESTEPS`] or ``null``;
+    - ``weights``: a file name, if present;
+    - ``optimizer`` (a checkpoint's), if present: an object whose ``file`` is a file name,
+      ``sha256`` 64 hex digits, ``param_groups`` a list of at most 64 param groups
+      (:func:`_param_group_problem`: finite numbers), ``scalars`` an object of finite numbers.
+    """
+    if not _is_sha256(info.get("sha256")):
+        return f"field 'sha256' must be 64 hex digits, got {describe(info.get('sha256'))}"
+    training = info.get("training")
+    if training is not None and not isinstance(training, dict):
+        return f"field 'training' must be an object or null, got {describe(training)}"
+    steps = info.get("timesteps")
+    if steps is not None and not _is_int(steps, 0, MAX_TIMESTEPS):
+        return f"field 'timesteps' must be an int in [0, 2**63 - 1] or null, got {describe(steps)}"
+    if "weights" in info and not _is_file_name(info["weights"]):
+        return f"field 'weights' must be a file name, got {describe(info['weights'])}"
+    if "optimizer" not in info or info["optimizer"] is None:
+        return None
+    opt = info["optimizer"]
+    if not isinstance(opt, dict):
+        return f"field 'optimizer' must be an object, got {describe(opt)}"
+    if not _is_file_name(opt.get("file")):
+        return "field 'optimizer.file' is not a file name"
+    if not _is_sha256(opt.get("sha256")):
+        return f"field 'optimizer.sha256' must be 64 hex digits, got {describe(opt.get('sha256'))}"
+    groups = opt.get("param_groups")
+    if not isinstance(groups, list) or not 1 <= len(groups) <= 64:
+        return "field 'optimizer.param_groups' must be a list of 1 to 64 param groups"
+    for i, group in enumerate(groups):
+        problem = _param_group_problem(f"optimizer.param_groups[{i}]", group)
+        if problem is not None:
+            return problem
+    scalars = opt.get("scalars", {})
+    if not isinstance(scalars, dict) or not all(_is_number(v) for v in scalars.values()):
+        return "field 'optimizer.scalars' must be an object of finite numbers"
+    return None
+
+
+def _is_sha256(value: Any) -> bool:
+    return isinstance(value, str) and re.fullmatch("[0-9a-f]{64}", value) is not None
+
+
+def _is_file_name(value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and value not in ("", ".", "..")
+        and Path(value).name == value
+        and "\x00" not in value
+    )
 
 
 def trained_num_players(path: str | Path) -> int:

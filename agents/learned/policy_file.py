@@ -90,6 +90,7 @@ from agents.learned.policy_io import (
     PROBE_ACTIONS,
     PROBE_EVERY,
     PROBE_GAMES,
+    copy_policy,
     load_policy_file,
     save_policy,
 )
@@ -116,6 +117,7 @@ __all__ = [
     "WEIGHTS_SUFFIX",
     "check_net_arch",
     "convert_sb3_zip",
+    "copy_policy",
     "describe_policy",
     "expected_shapes",
     "is_sb3_zip",

@@ -9,6 +9,7 @@ loads the tensors strictly, and runs it on probe observations (every logit and v
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from agents.learned.policy_description import (
 from agents.learned.policy_format import (
     ACTOR_CRITIC,
     FORMAT,
+    MAX_HEADER_BYTES,
     MAX_WEIGHT,
     VERSION,
     _bad,
@@ -32,14 +34,25 @@ from agents.learned.policy_format import (
 from agents.learned.tensor_file import (
     _check_header,
     _check_size,
+    _load_tensors,
+    _read_bytes,
     _regular_size,
-    _sha256,
-    _write_tensors,
+    _sha256_bytes,
+    _tensor_bytes,
 )
-from fort_env.game.errors import FortError, ModelFileError
-from fort_env.game.files import write_text
+from fort_env.game.errors import FortError, ModelFileError, describe
+from fort_env.game.files import write_files
 
-__all__ = ["PROBE_ACTIONS", "PROBE_EVERY", "PROBE_GAMES", "load_policy_file", "save_policy"]
+__all__ = [
+    "PROBE_ACTIONS",
+    "PROBE_EVERY",
+    "PROBE_GAMES",
+    "copy_policy",
+    "load_policy_file",
+    "read_tensor_file",
+    "save_policy",
+    "write_policy_files",
+]
 
 
 def _policy_of(model_or_policy: Any) -> Any:
@@ -51,32 +64,23 @@ def _tensors(state: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v.detach().cpu().contiguous().clone() for k, v in state.items()}
 
 
-def save_policy(
+def _policy_save(
     model_or_policy: Any,
     path: str | Path,
     *,
     num_players: int,
-    setup: str = "basic",
-    cards: str | None = None,
-    training: Mapping[str, Any] | None = None,
-    timesteps: int | None = None,
-) -> Path:
-    """Save a MaskablePPO model's policy (or the policy itself) as ``NAME.safetensors`` and
-    ``NAME.json``; returns the ``.safetensors`` path (``agents.make(f"ppo:{path}")``).
-
-    Args:
-        model_or_policy: a ``MaskablePPO`` or its ``MaskableActorCriticPolicy``.
-        path: ``NAME``, ``NAME.safetensors`` or ``NAME.json``.
-        num_players, setup, cards: the game it was trained for (checked: its observation
-            and action sizes must be the policy's).
-        training: the training configuration, kept in the description (JSON-able).
-        timesteps: learner timesteps trained (default: the model's ``num_timesteps``).
+    setup: str,
+    cards: str | None,
+    training: Mapping[str, Any] | None,
+    timesteps: int | None,
+) -> tuple[Path, bytes, dict[str, Any]]:
+    """What :func:`save_policy` writes, in memory: ``(weights path, its bytes, description)``.
 
     Raises:
         ModelFileError: the policy does not fit that game, or cannot be described.
     """
     policy = _policy_of(model_or_policy)
-    weights, description = policy_paths(path)
+    weights, _ = policy_paths(path)
     network = describe_policy(policy)
     game = _game_facts(num_players, setup, cards)
     if (network["observation_size"], network["num_actions"]) != (
@@ -91,8 +95,21 @@ def save_policy(
         )
     if timesteps is None:
         timesteps = getattr(model_or_policy, "num_timesteps", None)
-    weights.parent.mkdir(parents=True, exist_ok=True)
-    _write_tensors(weights, _tensors(policy.state_dict()))
+    if timesteps is not None:
+        try:  # an int or a numpy integer, not a bool, a float or a string
+            steps = None if isinstance(timesteps, bool) else operator.index(timesteps)
+        except TypeError:
+            steps = None
+        if steps is None or steps < 0:
+            raise ModelFileError(
+                weights, f"timesteps must be an int >= 0 or None, got {describe(timesteps)}"
+            )
+        timesteps = steps
+    if training is not None and not isinstance(training, Mapping):
+        raise ModelFileError(
+            weights, f"the training record must be a mapping, got {type(training).__name__}"
+        )
+    data = _tensor_bytes(_tensors(policy.state_dict()))
     info = {
         "format": FORMAT,
         "version": VERSION,
@@ -101,10 +118,125 @@ def save_policy(
         "training": None if training is None else dict(training),
         "timesteps": None if timesteps is None else int(timesteps),
         "weights": weights.name,
-        "sha256": _sha256(weights),
+        "sha256": _sha256_bytes(data),
     }
-    write_text(description, json.dumps(info, indent=1) + "\n")
+    return weights, data, info
+
+
+def write_policy_files(
+    description: Path, info: Mapping[str, Any], tensor_files: list[tuple[Path, bytes]]
+) -> None:
+    """Write a policy's description and its tensor files as one (module docstring): every file
+    to a temporary first, then the description renamed into place, then the tensor files in
+    the order given. The description must hold each tensor file's SHA-256.
+
+    Raises:
+        ModelFileError: the description is not JSON (a training record of other types), before
+            anything is written.
+        OutputFileError: a target is not a regular file's name (``fort_env.game.files``).
+        OSError: the folder cannot be written (nothing is replaced).
+    """
+    try:
+        text = json.dumps(info, indent=1) + "\n"
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise _bad(description, f"cannot be written: not JSON: {_short(exc)}") from None
+    write_files([(description, text.encode("utf-8")), *tensor_files])
+
+
+def save_policy(
+    model_or_policy: Any,
+    path: str | Path,
+    *,
+    num_players: int,
+    setup: str = "basic",
+    cards: str | None = None,
+    training: Mapping[str, Any] | None = None,
+    timesteps: int | None = None,
+) -> Path:
+    """Save a MaskablePPO model's policy (or the policy itself) as ``NAME.safetensors`` and
+    ``NAME.json``, as a pair (module docstring: a failure leaves an existing pair whole);
+    returns the ``.safetensors`` path (``agents.make(f"ppo:{path}")``).
+
+    Args:
+        model_or_policy: a ``MaskablePPO`` or its ``MaskableActorCriticPolicy``.
+        path: ``NAME``, ``NAME.safetensors`` or ``NAME.json``.
+        num_players, setup, cards: the game it was trained for (checked: its observation
+            and action sizes must be the policy's).
+        training: the training configuration, kept in the description (JSON-able).
+        timesteps: learner timesteps trained (default: the model's ``num_timesteps``).
+
+    Raises:
+        ModelFileError: the policy does not fit that game, or cannot be described (a
+            ``training`` that is not JSON, ``timesteps`` not an int >= 0), before anything is
+            written.
+        OutputFileError: ``NAME.safetensors`` or ``NAME.json`` is not a regular file's name
+            (a FIFO, a device, a directory, a link to one), before anything is written.
+    """
+    weights, data, info = _policy_save(
+        model_or_policy,
+        path,
+        num_players=num_players,
+        setup=setup,
+        cards=cards,
+        training=training,
+        timesteps=timesteps,
+    )
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    write_policy_files(policy_paths(weights)[1], info, [(weights, data)])
     return weights
+
+
+def copy_policy(source: str | Path, target: str | Path) -> Path:
+    """Copy the saved policy ``source`` as ``target`` (``NAME``, either file's name), as a pair
+    (:func:`write_policy_files`): the description is read and checked
+    (:func:`~agents.learned.policy_description.read_description`), the tensor file read once
+    (its size bounded by the described network) and compared with the description's SHA-256,
+    then both written; the copy's ``weights`` names its own tensor file. Returns the copy's
+    ``.safetensors`` path.
+
+    Raises:
+        ModelFileError: ``source`` is missing, corrupt, or its files are not one save.
+        OutputFileError: a target name is not a regular file's (``fort_env.game.files``).
+    """
+    weights, _ = policy_paths(source)
+    target_weights, target_description = policy_paths(target)
+    info = read_description(source)
+    shapes = network_shapes(info["game"], info["network"])
+    data_bytes = 4 * _parameter_count(shapes)
+    _check_size(weights, _regular_size(weights), data_bytes, "the described network")
+    data = _read_bytes(weights, data_bytes + 8 + MAX_HEADER_BYTES)
+    _check_size(weights, len(data), data_bytes, "the described network")
+    if _sha256_bytes(data) != info["sha256"]:
+        raise _bad(weights, "its SHA-256 differs from the description's (not the same save)")
+    info = {**info, "weights": target_weights.name}
+    write_policy_files(target_description, info, [(target_weights, data)])
+    return target_weights
+
+
+def read_tensor_file(
+    path: Path,
+    limit: int,
+    sha256: Any = None,
+    mismatch: str = "its SHA-256 differs from the description's (not the same save)",
+) -> dict[str, Any]:
+    """The tensors of the safetensors file at ``path``, read once: sized from ``os.stat``
+    against ``limit`` bytes, read (at most ``limit`` bytes), compared with ``sha256`` (hex;
+    ``None``: not compared; ``mismatch`` is the problem named if it differs), parsed from those
+    bytes. No file is mapped into memory.
+
+    Raises:
+        ModelFileError: not a regular file, over ``limit``, another hash, not safetensors, or
+            changed while it was read (names the file).
+    """
+    size = _regular_size(path)
+    if size > limit:
+        raise _bad(path, f"{size} bytes: larger than the {limit} bytes allowed here")
+    data = _read_bytes(path, limit)
+    if len(data) > limit:
+        raise _bad(path, f"grew past the {limit} bytes allowed while it was read")
+    if sha256 is not None and _sha256_bytes(data) != sha256:
+        raise _bad(path, mismatch)
+    return _load_tensors(path, data)
 
 
 def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, dict[str, Any]]:
@@ -125,8 +257,6 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
             sizes), or a pickled SB3 zip.
     """
     import torch
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
 
     info = read_description(path)
     weights, description = policy_paths(path)
@@ -151,18 +281,19 @@ def load_policy_file(path: str | Path, check_hash: bool = True) -> tuple[Any, di
             "since it was trained: retrain it)",
         )
     shapes = network_shapes(g, info["network"])
-    # the size, then the header (at most MAX_HEADER_BYTES read), then the hash: a sparse file
-    # of terabytes, or /proc/self/mem (size 0), is refused before a byte of it is hashed
-    _check_size(
-        weights, _regular_size(weights), 4 * _parameter_count(shapes), "the described network"
-    )
-    _check_header(weights, shapes)
-    if check_hash and _sha256(weights) != info["sha256"]:
+    # the size from os.stat first: a sparse file of terabytes, or /proc/self/mem (size 0), is
+    # refused before a byte of it is read; then the bytes, read once, bounded by that check;
+    # the header, the hash and the tensors all come from them (module docstring)
+    data_bytes = 4 * _parameter_count(shapes)
+    what = "the described network"
+    _check_size(weights, _regular_size(weights), data_bytes, what)
+    data = _read_bytes(weights, data_bytes + 8 + MAX_HEADER_BYTES)
+    _check_size(weights, len(data), data_bytes, what)  # it may have changed since the stat
+    _check_header(weights, shapes, data)
+    if check_hash and _sha256_bytes(data) != info["sha256"]:
         raise _bad(weights, "its SHA-256 differs from the description's (not the same save)")
-    try:
-        tensors = load_file(str(weights), device="cpu")
-    except (SafetensorError, OSError, ValueError) as exc:
-        raise _bad(weights, f"not a safetensors file: {_short(exc)}") from None
+    tensors = _load_tensors(weights, data)
+    del data
     for name, t in tensors.items():
         if not bool(torch.isfinite(t).all()):
             raise _bad(weights, f"tensor {name!r} holds NaN or infinite values")

@@ -130,3 +130,17 @@ class ModelFileError(FortError, ValueError):
     def __init__(self, path: object, problem: str) -> None:
         self.path = path
         super().__init__(f"{path}: {problem}")
+
+
+class OutputFileError(FortError, OSError):
+    """A file or folder that fort_env would write cannot be written safely: the name is taken
+    by something that is not a regular file (a directory, a FIFO, a device, a socket, or a
+    symlink to one: ``/dev/null``, ``/proc/self/fd/1``), or a folder inside an output folder is
+    a symlink (or not a folder). Names the path and the problem; nothing is written and nothing
+    is replaced (``fort_env.game.files``). An ``OSError`` too, as the other failures to write.
+    """
+
+    def __init__(self, path: object, problem: str) -> None:
+        self.path, self.problem = path, problem
+        self._init_args = (path, problem)
+        super().__init__(f"{path}: {problem}")
