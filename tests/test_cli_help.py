@@ -119,3 +119,23 @@ def test_bench_says_why_it_deals_four_players() -> None:
 def test_no_project_jargon_in_help(name: str) -> None:
     text = help_of(*name.split()).lower()
     assert not [word for word in JARGON if word in text], text
+
+
+def test_fold_seed_keeps_derived_seeds_in_range_and_small_ones_as_they_were() -> None:
+    """A run's derived seeds (``seed + 1000 * k`` for a batch of ``count`` games, numpy's
+    32-bit seed) stay in range from the largest ``--seed``; a value in range is unchanged."""
+    from train.config import NUMPY_SEED_LIMIT, fold_seed
+
+    for value in (0, 1, 7, 123_456, 2**32 - 1):
+        assert fold_seed(value) == value == fold_seed(value, NUMPY_SEED_LIMIT)
+    assert fold_seed(MAX_SEED) == MAX_SEED
+    for count in (1, 2, 64, 4096):
+        for value in (MAX_SEED, MAX_SEED + 1000 * 7, SEED_LIMIT - count, 10**30):
+            first = fold_seed(value, count=count)
+            assert first >= 0 and first + count - 1 <= MAX_SEED, (value, count)
+    assert fold_seed(SEED_LIMIT + 5) == 5
+    assert 0 <= fold_seed(MAX_SEED, NUMPY_SEED_LIMIT) < 2**32
+    with pytest.raises(ValueError, match="negative"):
+        fold_seed(-1)
+    with pytest.raises(ValueError, match="count"):
+        fold_seed(5, count=0)
