@@ -228,9 +228,9 @@ def run(config: ValueFitConfig, out: str | Path, log: Any = print) -> dict[str, 
         net, game, opponents, config.games, base, config.keep, log=log
     )
     log(f"value-fit: {config.holdout_games} held-out games")
+    holdout_base = fold_seed(base + HOLDOUT_SEED_OFFSET)
     h_obs, h_outcome, _ = play_positions(
-        net, game, opponents, config.holdout_games, fold_seed(base + HOLDOUT_SEED_OFFSET),
-        config.keep,
+        net, game, opponents, config.holdout_games, holdout_base, config.keep
     )
     played = time.perf_counter() - t0
     before = _value_mse(net, h_obs, h_outcome)
