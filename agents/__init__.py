@@ -288,3 +288,14 @@ def _load_plugins() -> None:
 
 
 _load_plugins()
+
+
+def _register_with_the_envs() -> None:
+    """Let fort_env's envs build opponents given as spec strings (``opponents="ppo"``) with
+    :func:`make` (``fort_env.envs.opponent_specs``: fort_env never imports agents)."""
+    from fort_env.envs.opponent_specs import register_spec_resolver
+
+    register_spec_resolver(make)
+
+
+_register_with_the_envs()

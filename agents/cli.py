@@ -128,8 +128,8 @@ def play(
     from agents.arena.human import play_human
     from fort_env.records import make_record, save_record
 
-    if seed is None:
-        seed = random.randrange(2**31)
+    if seed is None:  # any seed --seed takes
+        seed = random.randrange(MAX_SEED + 1)
     result = play_human(
         num_players, split_specs(opponents), seed=seed, human_seat=seat, setup=setup, raw=raw
     )

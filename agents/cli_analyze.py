@@ -161,7 +161,11 @@ def register_analyze(app: Any) -> None:
         games: Annotated[
             int,
             typer.Option(
-                "--games", min=1, max=10**7, help="Games per player count (3334 x 3 = 10,002)."
+                "--games",
+                min=1,
+                max=10**7,
+                help="Games per player count (docs/cards.md's balance table played 3334 at "
+                "each of 2, 3 and 4 players).",
             ),
         ] = 200,
         agents: Annotated[

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fort_env.core import FortGame
-from fort_env.game.constants import SEED_LIMIT
+from fort_env.game.inputs import MAX_SEED as MAX_SEED  # the one --seed bound of every command
 from fort_env.tools.cli_errors import bad_option, failures
 
 CARDS_HELP = "A card data directory (docs/cards.md); the shipped set if not given."
@@ -18,7 +18,6 @@ def split_specs(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-MAX_SEED = SEED_LIMIT - 1
 SETUPS = ("basic", "advanced")
 
 

@@ -219,7 +219,7 @@ def test_bad_input_gives_one_clear_error() -> None:
         FortBatchVecEnv(2, reward="points")
     with pytest.raises(ConfigError, match="seat must be None or in"):
         FortBatchVecEnv(2, seat=2)
-    with pytest.raises(ConfigError, match="no built-in policy 'nope'"):
+    with pytest.raises(ConfigError, match="opponent 'nope'"):  # no policy, no agent of that name
         FortBatchVecEnv(2, opponents="nope")
     with pytest.raises(ConfigError, match="2 opponents for 1 rival seats"):
         FortBatchVecEnv(2, opponents=["random", "random"])

@@ -32,6 +32,7 @@ from agents.arena.tournament import run_tournament  # noqa: E402
 from agents.learned.network import ActorCritic  # noqa: E402
 from agents.learned.policy_file import load_policy_file, read_description  # noqa: E402
 from fort_env.game.errors import ConfigError  # noqa: E402
+from fort_env.game.inputs import MAX_SEED  # noqa: E402
 from train.ppo import LeanPPO, SeatDraw  # noqa: E402
 from train.ppo_ops import seat_advantages  # noqa: E402
 from train.selfplay import League, learner_device, make_config, resolve_device, run  # noqa: E402
@@ -227,12 +228,15 @@ def test_the_cli_takes_algo_device_and_threads(tmp_path: Path) -> None:
 
     runner = CliRunner()
     out = tmp_path / "run"
+    # --seed: the largest any command takes (the games' seeds derived from it are folded)
     args = ["train", "--preset", "tiny", "--algo", "ppo", "--device", "cpu", "--env-threads",
-            "2", "--torch-threads", "1", "--out", str(out), "--no-progress"]  # fmt: skip
+            "2", "--torch-threads", "1", "--out", str(out), "--no-progress",
+            "--seed", str(MAX_SEED)]  # fmt: skip
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     config = json.loads((out / "config.json").read_text())
     assert (config["algo"], config["device"], config["env_threads"]) == ("ppo", "cpu", 2)
+    assert config["seed"] == MAX_SEED
     bad = runner.invoke(app, ["train", "--preset", "tiny", "--algo", "a2c"])
     assert bad.exit_code == 2 and "--algo" in bad.output and "a2c" in bad.output
     bad = runner.invoke(app, ["train", "--preset", "tiny", "--device", "tpu"])

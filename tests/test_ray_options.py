@@ -30,7 +30,7 @@ def test_import_fort_env_does_not_import_ray() -> None:
         (["train", "--ray-address", "auto"], "need --backend rllib"),
         (["train", "--num-env-runners", "2"], "need --backend rllib"),
         (["train", "--backend", "tf"], "unknown --backend"),
-        (["train", "--backend", "rllib", "--resume"], "sb3 only"),
+        (["train", "--backend", "rllib", "--resume"], "--backend local only"),
         (
             ["tournament", "--agents", "random,random", "--games", "2", "--ray-address", "auto"],
             "needs Ray",

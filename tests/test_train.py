@@ -16,6 +16,7 @@ pytest.importorskip("sb3_contrib")  # the [train] extra
 import agents
 from agents.arena.tournament import run_tournament
 from fort_env.game.errors import ModelFileError
+from fort_env.game.inputs import MAX_SEED
 from train import selfplay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,10 +180,13 @@ def test_cli_registers_on_a_typer_app(tmp_path: Path) -> None:
     help_text = runner.invoke(app, ["train", "--help"]).output
     assert "--preset" in help_text and "--out" in help_text and "--resume" in help_text
     out = tmp_path / "cli"
+    # the largest seed any command takes: numpy's and the env's seeds derived from it are folded
     args = ["train", "--preset", "tiny", "--out", str(out), "--timesteps", "256", "--no-progress"]
+    args += ["--seed", str(MAX_SEED)]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     assert all((out / name).is_file() for name in OUTPUTS)
+    assert json.loads((out / "config.json").read_text())["seed"] == MAX_SEED
     again = runner.invoke(app, args)  # the run exists: refuse to overwrite it silently
     assert again.exit_code == 1 and "--resume" in again.output
 

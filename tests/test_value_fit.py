@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch")
 
 from agents.learned.policy_file import load_policy_file  # noqa: E402
 from fort_env import FortGame  # noqa: E402
+from fort_env.game.inputs import MAX_SEED  # noqa: E402
 from train.value_fit import ValueFitConfig, _features, fit_value_head, run  # noqa: E402
 
 MODEL = "agents/zoo/ppo-2p.safetensors"
@@ -27,9 +28,10 @@ def _observations(n: int = 40) -> np.ndarray:
     return np.stack(rows).astype(np.float32)
 
 
-def test_refit_keeps_the_policy_and_records_itself(tmp_path) -> None:
+@pytest.mark.parametrize("seed", [3, MAX_SEED])  # the largest: its derived seeds are folded
+def test_refit_keeps_the_policy_and_records_itself(tmp_path, seed: int) -> None:
     report = run(
-        ValueFitConfig(model=MODEL, games=10, holdout_games=2, keep=0.3, seed=3),
+        ValueFitConfig(model=MODEL, games=10, holdout_games=2, keep=0.3, seed=seed),
         tmp_path / "refit",
         log=lambda _: None,
     )
@@ -65,7 +67,8 @@ def test_the_ridge_fit_recovers_a_linear_target() -> None:
         ({"games": 5}, "games must be at least 10"),
         ({"keep": 0.0}, "keep must be in"),
         ({"opponents": " , "}, "at least one opponent"),
-        ({"seed": -1}, "seed must be in"),
+        ({"seed": -1}, r"seed must be an int in \[0, 2\*\*62\), got -1"),
+        ({"seed": 2**62}, r"seed must be an int in \[0, 2\*\*62\), got 4611686018427387904"),
     ],
 )
 def test_bad_settings_are_refused(change: dict, message: str) -> None:

@@ -284,7 +284,16 @@ def test_readme_sb3_snippet_runs(tmp_path: Any, monkeypatch: pytest.MonkeyPatch)
     code = replaced(match.group(1), "model.learn(20_000)", "model.learn(256)")
     code = replaced(code, "verbose=1", "verbose=0, n_steps=128, batch_size=64, n_epochs=1")
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, "README.md", "exec"), {})
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)  # whatever an earlier test left: the snippet must set it
+    try:
+        exec(compile(code, "README.md", "exec"), {})
+        # one torch thread, as the trainer: on a shared CPU every core ran it 8-10x slower
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(threads)
     assert (tmp_path / "fort_ppo.safetensors").is_file() and (tmp_path / "fort_ppo.json").is_file()
     agent = agents.make(f"ppo:{tmp_path / 'fort_ppo.safetensors'}")
     assert agent.name.startswith("ppo:")

@@ -13,13 +13,50 @@ from typing import Annotated, Any
 import typer
 
 from fort_env.game.facts import SETUPS
+from fort_env.game.inputs import MAX_SEED
 from fort_env.tools.cli_errors import bad_option, fail, failures
+from train.config import PRESETS
 from train.expert_config import EXPERT_DEFAULTS as _EXPERT
 
 __all__ = ["main", "register", "train"]
 
-# np.random.seed takes seeds below 2**32; the run derives seeds up to seed + ~10**6 from it
-MAX_SEED = 2**31 - 1
+BACKENDS = ("local", "rllib")
+"""``--backend``: ``local`` trains in this process with the learner ``--algo`` names
+(``train.selfplay``); ``rllib`` on Ray RLlib. ``sb3`` is accepted as ``local``'s old name."""
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def preset_defaults(field: str, none: str = "none") -> str:
+    """What each preset sets ``field`` to, for ``--help``: ``"default: 0 in every preset"``
+    or ``"default: quick ppo, full ppo, tiny maskable_ppo"`` (``train.config.PRESETS``; ``none``
+    shows a ``None``)."""
+    values = {name: getattr(config, field) for name, config in PRESETS.items()}
+    shown = {name: none if v is None else _shown(v) for name, v in values.items()}
+    if len(set(shown.values())) == 1:
+        return f"default: {next(iter(shown.values()))} in every preset"
+    return "default: " + ", ".join(f"{name} {v}" for name, v in shown.items())
+
+
+def _preset_help() -> str:
+    """``--preset``'s help: what each preset is, its budget read from ``PRESETS``."""
+    minutes = PRESETS["quick"].time_budget_minutes
+    return (
+        f"quick: {_shown(minutes)} minutes of training, then the final evaluation; measured to "
+        "beat the heuristic bot in most 2-player games (README, 'Self-play training'). full: "
+        "until stopped (--minutes), a bigger network (the shipped models' recipe). tiny: "
+        "seconds, a smoke test"
+    )
 
 
 def train(
@@ -132,9 +169,7 @@ def train(
 
 
 def train_command(
-    preset: Annotated[
-        str, typer.Option(help="quick (minutes, beats random), full (hours), tiny (seconds)")
-    ] = "quick",
+    preset: Annotated[str, typer.Option(help=_preset_help())] = "quick",
     out: Annotated[
         Path | None,
         typer.Option(
@@ -143,52 +178,77 @@ def train_command(
         ),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option(min=0, max=MAX_SEED, help="override the preset's seed")
+        int | None,
+        typer.Option(
+            min=0,
+            max=MAX_SEED,
+            help="seeds the games, the network and the league; " + preset_defaults("seed"),
+        ),
     ] = None,
     timesteps: Annotated[
         int | None,
-        typer.Option(min=1, max=10**12, help="override the learner timesteps to train for"),
+        typer.Option(
+            min=1,
+            max=10**12,
+            help="learner timesteps (decisions) to train for; "
+            + preset_defaults("total_timesteps"),
+        ),
     ] = None,
     minutes: Annotated[
         float | None,
-        typer.Option(min=0.01, max=10**6, help="override the training wall-time budget (minutes)"),
+        typer.Option(
+            min=0.01,
+            max=10**6,
+            help="the training wall-time budget in minutes; "
+            + preset_defaults("time_budget_minutes", none="no limit"),
+        ),
     ] = None,
     n_envs: Annotated[
         int | None,
         typer.Option(
             min=1,
             max=4096,
-            help="override the parallel environments (at most 256 with --algo maskable_ppo)",
+            help="games stepped together (at most 256 with --algo maskable_ppo); "
+            + preset_defaults("n_envs"),
         ),
     ] = None,
     num_players: Annotated[
         int | None,
-        typer.Option(min=2, max=4, help="players at the table (default: the preset's, 2)"),
+        typer.Option(min=2, max=4, help="players at the table; " + preset_defaults("num_players")),
     ] = None,
     setup: Annotated[
-        str | None, typer.Option(help="basic or advanced (default: the preset's, basic)")
+        str | None, typer.Option(help="basic or advanced; " + preset_defaults("setup"))
     ] = None,
     algo: Annotated[
         str | None,
         typer.Option(
-            help="maskable_ppo (sb3-contrib) or ppo (the lean PPO: every seat a sample, "
-            "--device); default: the preset's"
+            help="the learner: ppo (the lean PPO of train/ppo.py: every seat a sample, "
+            "--device) or maskable_ppo (sb3-contrib's MaskablePPO, CPU); " + preset_defaults("algo")
         ),
     ] = None,
     device: Annotated[
         str | None,
-        typer.Option(help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:K (--algo ppo)"),
+        typer.Option(
+            help="auto (CUDA when torch sees a GPU), cpu, cuda or cuda:K (--algo ppo); "
+            + preset_defaults("device")
+        ),
     ] = None,
     env_threads: Annotated[
         int | None,
-        typer.Option(min=0, max=256, help="threads stepping the games in C++ (0: every core)"),
+        typer.Option(
+            min=0,
+            max=256,
+            help="threads stepping the games in C++ (0: every core); "
+            + preset_defaults("env_threads"),
+        ),
     ] = None,
     torch_threads: Annotated[
         int | None,
         typer.Option(
             min=0,
             max=256,
-            help="torch threads (0: one or every usable core, whichever the run measures faster)",
+            help="torch threads (0: one or every usable core, whichever the run measures "
+            "faster); " + preset_defaults("torch_threads"),
         ),
     ] = None,
     critic: Annotated[
@@ -196,7 +256,7 @@ def train_command(
         typer.Option(
             help="--algo ppo: what the critic reads: obs (the seat's observation) or table "
             "(every seat's hidden cards too: training only, the policy never reads it); "
-            "default: the preset's"
+            + preset_defaults("critic")
         ),
     ] = None,
     init_from: Annotated[
@@ -215,8 +275,12 @@ def train_command(
         bool, typer.Option(help="show progress (a bar, or a line every 15 s if not a terminal)")
     ] = True,
     backend: Annotated[
-        str, typer.Option(help="sb3 (MaskablePPO), or rllib (Ray RLlib PPO; the rllib extra)")
-    ] = "sb3",
+        str,
+        typer.Option(
+            help="local: train in this process with the learner --algo names; rllib: Ray "
+            "RLlib's PPO (the rllib extra, in its own venv)"
+        ),
+    ] = "local",
     num_env_runners: Annotated[
         int | None,
         typer.Option(min=1, max=256, help="rllib: env-runner actors sampling games (1 CPU each)"),
@@ -226,10 +290,11 @@ def train_command(
         typer.Option(help="rllib: local (default: a new Ray on this machine), auto, or HOST:PORT"),
     ] = None,
 ) -> None:
-    """Train a Fort agent by self-play (MaskablePPO) and evaluate it in tournaments.
+    """Train a Fort agent by self-play and evaluate it in tournaments.
 
-    Writes model.safetensors + model.json (the policy: tensors and their description),
-    config.json, eval.json, learning_curve.png, tb/, checkpoints/ and league/.
+    The learner is the one --algo names (by default the preset's: see --algo). Writes
+    model.safetensors + model.json (the policy: tensors and their description), config.json,
+    eval.json, learning_curve.png, tb/, checkpoints/ and league/.
 
     The model plays as the agent ppo:OUT/model.safetensors, e.g. in fort-env tournament.
 
@@ -241,7 +306,7 @@ def train_command(
         if resume or any(v is not None for v in local):
             typer.echo(
                 "error: --n-envs, --resume, --setup, --algo, --device, --env-threads, "
-                "--torch-threads and --init-from apply to --backend sb3 only",
+                "--torch-threads and --init-from apply to --backend local only",
                 err=True,
             )
             raise typer.Exit(1)
@@ -252,8 +317,8 @@ def train_command(
         settings["num_env_runners"] = num_env_runners
         _train_rllib(preset, out, overwrite, ray_address, settings)
         return
-    if backend != "sb3":
-        typer.echo(f"error: unknown --backend {backend!r} (sb3 or rllib)", err=True)
+    if backend not in ("local", "sb3"):  # sb3: local's old name, for scripts that give it
+        typer.echo(f"error: unknown --backend {backend!r} ({' or '.join(BACKENDS)})", err=True)
         raise typer.Exit(1)
     if num_env_runners is not None or ray_address is not None:
         typer.echo("error: --num-env-runners and --ray-address need --backend rllib", err=True)
@@ -466,7 +531,7 @@ def value_fit_command(
     opponents: Annotated[
         str, typer.Option(help="comma-separated agent specs; self: the network sampling")
     ] = "self,heuristic,builder,scorer",
-    seed: Annotated[int, typer.Option(min=0, max=2**40 - 1, help="seeds deals and agents")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="seeds deals and agents")] = 0,
     overwrite: Annotated[
         bool, typer.Option(help="replace an existing --out (never the --model itself)")
     ] = False,

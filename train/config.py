@@ -18,8 +18,9 @@ from typing import Any
 
 import agents
 from fort_env.core import SETUPS
-from fort_env.game.constants import MAX_PLAYERS, MIN_PLAYERS
+from fort_env.game.constants import MAX_PLAYERS, MIN_PLAYERS, SEED_LIMIT
 from fort_env.game.errors import ConfigError, describe
+from fort_env.game.inputs import MAX_SEED
 from train.run_files import MAX_LEAGUE_ENTRIES, RunFolderError, is_int, is_number
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Config",
     "config_from_dict",
     "device_name_ok",
+    "fold_seed",
     "make_config",
 ]
 
@@ -46,7 +48,9 @@ class Config:
     setup: str = "basic"
     """Game setup: ``basic`` (dealt kid cards) or ``advanced`` (drafted)."""
     seed: int = 0
-    """Seeds Python, NumPy, torch, the model, the environments and the evaluations."""
+    """Seeds Python, NumPy, torch, the model, the environments and the evaluations: an int in
+    ``[0, 2**62)`` (``fort_env.game.inputs.MAX_SEED``). The seeds derived from it are folded
+    into their consumers' ranges (:func:`fold_seed`)."""
     total_timesteps: int = 400_000
     """Learner decisions to train for (one timestep = one decision of the learner's seat)."""
     time_budget_minutes: float | None = None
@@ -259,6 +263,31 @@ MAX_BATCH_ENVS = 4096
 """The most games ``n_envs`` may name for the lean PPO (one C++ batch; 256 for MaskablePPO)."""
 
 
+NUMPY_SEED_LIMIT = 2**32
+"""numpy's legacy global generator (``np.random.seed``, which Stable-Baselines3 and RLlib
+seed too) takes seeds below ``2**32``."""
+
+
+def fold_seed(value: int, limit: int = SEED_LIMIT, count: int = 1) -> int:
+    """``value`` folded so that ``count`` consecutive seeds from it are below ``limit``:
+    ``value % (limit - count + 1)``, an int in ``[0, limit - count]``.
+
+    A run's seeds derive from ``Config.seed`` (``seed + 1000 * k`` for a batch of ``count``
+    games seeded ``s, s + 1, ...``; numpy's 32-bit legacy seed): a seed near ``MAX_SEED``
+    would push them past what the engine (``[0, 2**62)``) or numpy (``[0, 2**32)``) takes.
+    Every value already in range is returned as it is, so runs of small seeds deal the same
+    games as before the fold.
+
+    Raises:
+        ValueError: ``value`` negative, or ``count`` not in ``[1, limit]``.
+    """
+    if value < 0:
+        raise ValueError(f"a seed must not be negative, got {value}")
+    if not 1 <= count <= limit:
+        raise ValueError(f"count must be in [1, {limit}], got {count}")
+    return value % (limit - count + 1)
+
+
 def device_name_ok(name: str) -> bool:
     """Whether ``name`` is a device ``Config.device`` may name: ``auto``, ``cpu``, ``cuda``
     or ``cuda:K`` (``train.device.resolve_device`` then checks that it exists)."""
@@ -366,6 +395,7 @@ def config_from_dict(d: Mapping[str, Any], source: str | Path | None = None) -> 
         "device": device_name_ok(config.device),
         "league_share": 0.0 <= config.league_share <= 1.0,
         "critic": config.critic in CRITICS,
+        "seed": 0 <= config.seed <= MAX_SEED,
     }
     for name, ok in checks.items():
         if not ok:

@@ -29,7 +29,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from agents.learned.policy_file import load_into_model, save_policy
 from fort_env.game.files import make_folders
 from train.checkpoints import save_checkpoint
-from train.config import Config
+from train.config import NUMPY_SEED_LIMIT, Config, fold_seed
 from train.device import learner_device
 from train.envs import make_vec_env
 from train.evaluation import evaluation_due, periodic_evaluation
@@ -70,7 +70,8 @@ def make_model(
         max_grad_norm=config.max_grad_norm,
         policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)}},
         tensorboard_log=tensorboard_log,
-        seed=config.seed,
+        # SB3 seeds numpy's legacy generator with it, and the env with it (seed + i)
+        seed=fold_seed(config.seed, NUMPY_SEED_LIMIT),
         device=learner_device(config) if device is None else device,
         verbose=0,
     )
@@ -205,7 +206,7 @@ def learn(
     (``train.device.learner_device``); returns the model and its timesteps. The checkpoint is
     saved whatever happens."""
     vec_env = make_vec_env(config, league)
-    vec_env.seed(config.seed + 1000 * len(state["evals"]))
+    vec_env.seed(fold_seed(config.seed + 1000 * len(state["evals"]), count=config.n_envs))
 
     model = make_model(config, vec_env, tensorboard_log=str(out / "tb"), device=device)
     if resume:  # the checkpoint's tensors into the learner built from config.json

@@ -69,7 +69,7 @@ from fort_env.views.observation import (
     table_private_columns,
 )
 from train.checkpoints import save_state
-from train.config import Config
+from train.config import Config, fold_seed
 from train.device import learner_device, resolve_threads
 from train.evaluation import evaluation_due, periodic_evaluation
 from train.league import League, opponent_kind
@@ -508,7 +508,7 @@ def learn(
     if resume:
         info = load_checkpoint(ppo.net, ppo.optimizer, checkpoint.with_suffix(".safetensors"))
         ppo.timesteps = int(info.get("timesteps") or 0)
-    ppo.reset(config.seed + 1000 * len(state["evals"]))
+    ppo.reset(fold_seed(config.seed + 1000 * len(state["evals"]), count=config.n_envs))
     writer = SummaryWriter(str(make_folders(out, out / "tb" / "ppo")))
     budget = None if config.time_budget_minutes is None else config.time_budget_minutes * 60
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from fort_env.game.files import check_folders, check_target, open_for_writing, write_text
+from train.config import NUMPY_SEED_LIMIT, fold_seed
 
 __all__ = [
     "RLLIB_PRESETS",
@@ -298,7 +299,7 @@ def run(
         minibatch_size=config.minibatch_size,
         num_epochs=config.num_epochs,
         lr=config.lr,
-        seed=config.seed,
+        seed=fold_seed(config.seed, NUMPY_SEED_LIMIT),  # RLlib seeds numpy's legacy generator
     ).build_algo()
     start = time.perf_counter()
     budget = None if config.time_budget_minutes is None else 60.0 * config.time_budget_minutes

@@ -29,7 +29,7 @@ from fort_env.game.files import check_folders, check_target, write_text
 from train import maskable_ppo
 from train import ppo as lean_ppo
 from train.checkpoints import load_state
-from train.config import Config
+from train.config import NUMPY_SEED_LIMIT, Config, fold_seed
 from train.device import learner_device, resolve_threads
 from train.evaluation import evaluate
 from train.league import League
@@ -107,7 +107,7 @@ def run(
 
     # -- seeding: every random source derives from config.seed
     random.seed(config.seed)
-    np.random.seed(config.seed)
+    np.random.seed(fold_seed(config.seed, NUMPY_SEED_LIMIT))
     torch.manual_seed(config.seed)
     _, torch_threads = resolve_threads(config)
     torch.set_num_threads(torch_threads)

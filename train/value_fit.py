@@ -49,6 +49,8 @@ from agents.learned.policy_file import (
 from agents.learned.ppo import PPOAgent
 from fort_env import FortGame, FortState
 from fort_env.game.files import check_target
+from fort_env.game.inputs import MAX_SEED, SEED_RANGE
+from train.config import fold_seed
 
 __all__ = [
     "MIN_DECISIONS",
@@ -89,7 +91,8 @@ class ValueFitConfig:
     opponents: str = "self,heuristic,builder,scorer"
     """Comma-separated opponents (``self``: the network sampling its own policy)."""
     seed: int = 0
-    """Seeds the deals (game ``g``: ``seed * 100_000 + g``), the agents and the keeping."""
+    """Seeds the deals (game ``g``: ``seed * 100_000 + g``, folded into ``[0, 2**62)`` by
+    ``train.config.fold_seed``), the agents and the keeping; an int in ``[0, 2**62)``."""
 
     def check(self) -> None:
         """Raises ValueError naming the first setting out of range."""
@@ -115,8 +118,8 @@ class ValueFitConfig:
                 )
         if not [o for o in self.opponents.split(",") if o.strip()]:
             raise ValueError("opponents must name at least one opponent")
-        if not 0 <= self.seed < 2**40:
-            raise ValueError(f"seed must be in 0..2**40-1, got {self.seed}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed must be {SEED_RANGE}, got {self.seed}")
 
 
 class _Keep:
@@ -147,7 +150,8 @@ def play_positions(
     log: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Positions of ``games`` games of ``policy`` against ``opponents`` (in turn, seats
-    rotated; game ``g`` dealt from ``base_seed + g``): ``(obs float32 (M, D), outcome float32
+    rotated; game ``g`` dealt from ``base_seed + g``, its agents seeded ``10 * that + seat``,
+    each folded into the engine's ``[0, 2**62)``): ``(obs float32 (M, D), outcome float32
     (M,), game int64 (M,))``, one row per kept decision and seat. ``log`` (a ``print``-like
     function), if given, gets a line every 100 games."""
     n = game.num_players
@@ -155,14 +159,16 @@ def play_positions(
     outcomes: list[np.ndarray] = []
     game_ids: list[np.ndarray] = []
     for g in range(games):
-        seed = base_seed + g
+        seed = fold_seed(base_seed + g)
         rival = opponents[g % len(opponents)]
         seats: list[Any] = [PPOAgent(policy=policy, seed=seed)]
         for i in range(1, n):
             if rival == "self":
-                seats.append(PPOAgent(policy=policy, deterministic=False, seed=seed * 10 + i))
+                seats.append(
+                    PPOAgent(policy=policy, deterministic=False, seed=fold_seed(seed * 10 + i))
+                )
             else:
-                seats.append(agents.make(rival, seed=seed * 10 + i))
+                seats.append(agents.make(rival, seed=fold_seed(seed * 10 + i)))
         shift = (g // len(opponents)) % n
         seats = seats[shift:] + seats[:shift]
         observer = _Keep(keep, np.random.default_rng(seed), n)
@@ -331,14 +337,15 @@ def run(
     game = FortGame(facts["num_players"], facts["setup"], facts.get("card_set"))
     opponents = [o.strip() for o in config.opponents.split(",") if o.strip()]
     t0 = time.perf_counter()
-    base = config.seed * 100_000
+    base = fold_seed(config.seed * 100_000)
     log(f"value-fit: {config.games} training games against {', '.join(opponents)}")
     obs, outcome, ids = play_positions(
         net, game, opponents, config.games, base, config.keep, log=log
     )
     log(f"value-fit: {config.holdout_games} held-out games")
+    holdout_base = fold_seed(base + HOLDOUT_SEED_OFFSET)
     h_obs, h_outcome, _ = play_positions(
-        net, game, opponents, config.holdout_games, base + HOLDOUT_SEED_OFFSET, config.keep
+        net, game, opponents, config.holdout_games, holdout_base, config.keep
     )
     played = time.perf_counter() - t0
     if not len(h_obs):

@@ -1,9 +1,11 @@
 """Fort as an OpenSpiel game: importing this module registers ``"python_fort"`` with pyspiel.
 
-Needs the ``openspiel`` extra (``pip install -c constraints.txt -e ".[openspiel]"``)::
+``import fort_env`` imports it as soon as pyspiel is imported, before or after
+(``fort_env.envs.openspiel_hook``). Needs the ``openspiel`` extra
+(``pip install -c constraints.txt -e ".[openspiel]"``)::
 
     import pyspiel
-    import fort_env.envs.openspiel  # registers "python_fort"
+    import fort_env  # registers "python_fort"
 
     game = pyspiel.load_game("python_fort", {"players": 3, "setup": "basic"})
     state = game.new_initial_state()  # a chance node: the deal

@@ -12,8 +12,10 @@ are ``SingleAgentEnv``'s: ``num_players``, ``setup``, ``opponents``, ``seat``, `
 ``shaping``, ``render_mode``, ...
 
 Opponents default to a uniform random masked policy built into ``fort_env``; pass the bots of
-the zoo as objects (``fort_env`` does not depend on ``agents``)::
+the zoo as objects or as spec strings (built by the zoo's registry:
+``fort_env.envs.opponent_specs``)::
 
+    env = gymnasium.make("fort_env/Fort-v0", num_players=2, opponents="heuristic")
     import agents
     env = gymnasium.make("fort_env/Fort-v0", num_players=2, opponents=agents.make("heuristic"))
 

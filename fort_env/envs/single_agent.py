@@ -51,8 +51,10 @@ checks both against the engine.)
 Opponents
 ---------
 
-An opponent is an ``agents.base.Agent`` (anything with ``act(observation, info) -> int``) or a
-plain callable ``(observation, info) -> int``. ``observation`` is a mapping with
+An opponent is an ``agents.base.Agent`` (anything with ``act(observation, info) -> int``), a
+plain callable ``(observation, info) -> int``, or an agent spec string (``"ppo"``,
+``"ismcts:ms=50"``: built by the bot zoo's registry, ``fort_env.envs.opponent_specs``;
+``"random"`` is the built-in uniform random opponent). ``observation`` is a mapping with
 ``"observation"`` (computed lazily, on first access) and ``"action_mask"`` (int8); ``info`` is
 ``opponent_info(state, seat)`` (default :func:`minimal_info`: ``seat``, ``game``,
 ``legal_actions``, ``action_mask`` and ``determinize``; the training code passes
@@ -111,6 +113,7 @@ from gymnasium import spaces
 from fort_env.core import FortGame, FortState
 from fort_env.envs.checks import check_shaping, draw_game_seed, is_legal
 from fort_env.envs.obs_space import observation_box
+from fort_env.envs.opponent_specs import resolve_opponents
 from fort_env.envs.rewards import (
     ILLEGAL_ACTION_REWARD,
     REWARD_MODES,
@@ -280,6 +283,7 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.opponent_info: InfoFn = opponent_info or minimal_info
         self.opponent_sampler = opponent_sampler
+        self._built_opponents: dict[str, Opponent] = {}  # by spec string (_rival_list)
         self._default_opponents = self._rival_list(
             _UniformRandom() if opponents is None else opponents
         )
@@ -297,7 +301,9 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
 
     # ------------------------------------------------------------------ opponents
     def _rival_list(self, opponents: Opponent | Sequence[Opponent]) -> list[Opponent]:
-        """One opponent per rival seat (``num_players - 1``), in seat order."""
+        """One opponent per rival seat (``num_players - 1``), in seat order; a spec string
+        built as an agent (``fort_env.envs.opponent_specs``; ``"random"``: the built-in
+        uniform random opponent), once per spec for the env's life."""
         rivals = self.num_players - 1
         if isinstance(opponents, Sequence) and not isinstance(opponents, str):
             if len(opponents) != rivals:
@@ -305,8 +311,13 @@ class SingleAgentEnv(gymnasium.Env[np.ndarray, np.int64]):
                     f"{len(opponents)} opponents for {rivals} rival seats: give one opponent "
                     "for all of them or one per rival seat"
                 )
-            return list(opponents)
-        return [opponents] * rivals
+            listed = list(opponents)
+        else:
+            listed = [opponents] * rivals
+        built = self._built_opponents
+        if "random" in listed and "random" not in built:
+            built["random"] = _UniformRandom()
+        return resolve_opponents(listed, (), built)
 
     def set_opponents(self, opponents: Opponent | Sequence[Opponent] | None) -> None:
         """Use ``opponents`` from the next reset on (``None``: uniform random); drops any

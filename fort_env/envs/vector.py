@@ -38,12 +38,14 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 from fort_env.core import FortGame, FortState
 from fort_env.envs.checks import check_shaping
 from fort_env.envs.obs_space import observation_box
+from fort_env.envs.opponent_specs import resolve_opponents
 from fort_env.envs.reward_hooks import RewardFn, StepEvents, apply_reward_fn
 from fort_env.envs.rewards import ILLEGAL_ACTION_REWARD, REWARD_MODES
 from fort_env.envs.single_agent import Opponent, OpponentSampler, SingleAgentEnv, minimal_info
 from fort_env.game.errors import ConfigError, IllegalActionError
 from fort_env.game.inputs import SEED_RANGE, check_seed
 from fort_env.native import backend as cpp_backend
+from fort_env.native.policies import POLICIES
 from fort_env.views.scoring import score_rows
 
 if TYPE_CHECKING:
@@ -170,7 +172,9 @@ class FortBatchVecEnv(VecEnv):
 
     Opponents: a built-in policy (``None`` or ``"random"``, or an agent whose ``cpp_policy``
     attribute names one, as ``agents.RandomAgent``: see :func:`opponent_code`) plays inside
-    C++; any other opponent (an agent or a callable ``(observation, info) -> action``) is
+    C++; another spec string (``"ppo"``) is built as an agent by the bot zoo's registry
+    (``fort_env.envs.opponent_specs``); any other opponent (an agent or a callable
+    ``(observation, info) -> action``) is
     called from Python for each decision of its seat, with the envs waiting for it grouped:
     an opponent with ``act_batch(observations (K, D), masks (K, N) bool) -> K actions`` (a
     frozen policy: one forward pass) acts for its whole group at once, others env by env with
@@ -270,7 +274,8 @@ class FortBatchVecEnv(VecEnv):
         self._ids = np.arange(num_envs, dtype=np.int64)
         self.opponent_info = opponent_info or minimal_info
         self.opponent_sampler = opponent_sampler
-        self._default = _rival_list(opponents, num_players - 1)
+        self._built: dict[str, Opponent] = {}  # agents built from spec strings, by spec
+        self._default = self._rivals(opponents)
         for opponent in self._default:
             opponent_code(opponent)  # a name must be a built-in policy's
         self._now: list[list[Opponent]] = [list(self._default) for _ in range(num_envs)]
@@ -292,9 +297,13 @@ class FortBatchVecEnv(VecEnv):
         """Env i's opponents for a game (its sampler's draw, or the fixed ones)."""
         if self.opponent_sampler is None:
             return list(self._default)
-        return _rival_list(
-            self.opponent_sampler(self._rngs[i], self.num_players - 1), self.num_players - 1
-        )
+        return self._rivals(self.opponent_sampler(self._rngs[i], self.num_players - 1))
+
+    def _rivals(self, opponents: Opponent | Sequence[Opponent]) -> list[Opponent]:
+        """One opponent per rival seat; a spec string that names no built-in policy built as
+        an agent (``fort_env.envs.opponent_specs``), once per spec for the env's life."""
+        rivals = _rival_list(opponents, self.num_players - 1)
+        return resolve_opponents(rivals, POLICIES, self._built)
 
     def _push_next(self, envs: Sequence[int]) -> None:
         """Hand the ``_next`` opponents of ``envs`` to C++ (used from each one's next deal)."""
@@ -326,7 +335,7 @@ class FortBatchVecEnv(VecEnv):
     ) -> None:
         """Use ``opponents`` in the envs ``indices`` from their next game on (drops the
         sampler). ``ConfigError`` for a wrong count or an unknown built-in name."""
-        rivals = _rival_list(opponents, self.num_players - 1)
+        rivals = self._rivals(opponents)
         for o in rivals:
             opponent_code(o)
         self.opponent_sampler = None

@@ -26,9 +26,27 @@ from fort_env.game.constants import SEED_LIMIT
 from fort_env.game.errors import ConfigError, InputFileError, describe
 
 # the words of every seed error: "an int in [0, 2**62)"
-__all__ = ["SEED_RANGE", "as_action", "check_seed", "describe", "is_seed", "read_text_file"]
+__all__ = [
+    "MAX_SEED",
+    "SEED_RANGE",
+    "as_action",
+    "check_seed",
+    "describe",
+    "is_seed",
+    "read_text_file",
+]
 
 SEED_RANGE = f"an int in [0, 2**{SEED_LIMIT.bit_length() - 1})"
+
+MAX_SEED = SEED_LIMIT - 1
+"""The largest seed, and the upper bound of every ``fort-env`` command's ``--seed``.
+
+One range for every command, and it is the engine's, ``[0, 2**62)``, not ``0..2**63-1``: a
+command's seed deals games (directly, or as the base its runs derive their deals from), and
+the engine refuses a deal seed of ``2**62`` or more (:func:`check_seed`; both engines keep a
+seed in an int64 state field and bound the counters derived from it by the same limit). A
+command that derives several seeds from one (``seed + i``, numpy's 32-bit legacy seed) folds
+them back into the range, so every value up to ``MAX_SEED`` runs."""
 
 
 # The default size limit of :func:`read_text_file`: 16 MiB, far above any card set or record

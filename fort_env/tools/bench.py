@@ -343,7 +343,7 @@ def run_bench(
     with ``ppo``, also ``ppo_rollout``: :func:`ppo_rollout_share` of the quick preset over
     ``ppo_rollouts`` rollouts (``ppo_options``: more keyword arguments for it), or
     ``{"error": ...}`` without the train extra; with ``train``, also ``train``: the quick
-    preset's trainer end to end against round two's baseline in the same run
+    preset's trainer end to end against the MaskablePPO baseline in the same run
     (``train.bench_ppo.train_throughput``, the ``fort_env.bench`` plugin ``train``;
     ``train_options``: its keyword arguments, e.g. ``seconds``, ``device``): ``samples_per_s``,
     ``baseline_samples_per_s``, ``ratio``, ``device``, ...
@@ -511,7 +511,7 @@ def _train_rows(train: Mapping[str, Any]) -> list[tuple[str, str]]:
     if train.get("baseline_samples_per_s") is not None:
         rows.append(
             (
-                "  round two's MaskablePPO baseline, samples/s",
+                "  MaskablePPO baseline, samples/s",
                 f"{train['baseline_samples_per_s']:,.0f}  (trainer / baseline = "
                 f"{train['ratio']:.2f})",
             )
