@@ -259,3 +259,50 @@ def test_the_cli_refuses_luck_correction_without_a_critic() -> None:
     )  # fmt: skip
     assert out.exit_code != 0
     assert "no table critic ships" in out.output
+
+
+def test_luck_weights_are_read_checked_and_applied(tmp_path: Path) -> None:
+    from agents.arena.luck import LuckWeights
+
+    w = LuckWeights.from_json(
+        {"deal": 0.5, "round_edges": [2, 5], "weights": [1.0, 0.25, 0.0]}, tmp_path
+    )
+    assert [w.of_round(r) for r in (0, 1, 2, 4, 5, 40)] == [1.0, 1.0, 0.25, 0.25, 0.0, 0.0]
+    for bad in (
+        {"deal": 0.5, "round_edges": [2, 5], "weights": [1.0, 0.25]},  # a weight short
+        {"deal": 0.5, "round_edges": [5, 2], "weights": [1.0, 0.25, 0.0]},  # not ascending
+        {"deal": float("nan"), "round_edges": [], "weights": [1.0]},
+        {"deal": 0.5, "round_edges": [], "weights": [9.0]},  # out of [0, 2]
+        {"deal": 0.5, "round_edges": [True], "weights": [1.0, 1.0]},
+        [1, 2],
+    ):
+        with pytest.raises(ModelFileError, match="luck_weights"):
+            LuckWeights.from_json(bad, tmp_path)
+    # all-zero weights take nothing out: the corrected result is the raw one, exactly
+    game = FortGame(2)
+    zero = LuckWeights(0.0, (), (0.0,))
+    planted = _Planted(game)
+    from agents import make
+    from agents.arena.games import play_game
+
+    bots = [make("random"), make("random")]
+    observer = LuckCorrection(planted, 2, keep_terms=True, weights=zero)
+    record, _ = play_game(game, bots, seed=5, observer=observer)
+    assert record.extra["luck"] == [0.0, 0.0]
+    assert np.abs(np.array(record.extra["terms"])[:, 1:]).sum() > 0  # the terms were there
+
+
+def test_a_critic_file_carries_its_luck_weights(tmp_path: Path) -> None:
+    import json
+
+    path = _critic_file(tmp_path)
+    description = path.with_suffix(".json")
+    info = json.loads(description.read_text())
+    info["zoo"] = {"luck_weights": {"deal": 0.3, "round_edges": [3], "weights": [0.5, 0.1]}}
+    description.write_text(json.dumps(info))
+    critic = TableCritic(path, FortGame(2))
+    assert critic.weights.deal == 0.3 and critic.weights.of_round(4) == 0.1
+    info["zoo"]["luck_weights"]["weights"] = [0.5]
+    description.write_text(json.dumps(info))
+    with pytest.raises(ModelFileError, match=r"luck_weights\.weights"):
+        TableCritic(path, FortGame(2))

@@ -40,6 +40,8 @@ on them, it can make the variance, and any test, arbitrarily small).
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +58,7 @@ __all__ = [
     "LUCK_KEY",
     "LuckCorrection",
     "LuckObserverFactory",
+    "LuckWeights",
     "TableCritic",
     "choose_critic",
     "luck_summary",
@@ -68,6 +71,65 @@ ZOO = Path(__file__).resolve().parent.parent / "zoo"
 
 Values = Callable[[Sequence[FortState]], np.ndarray]
 """A value function: positions -> float64 ``(len, num_players)``, each seat's chance to win."""
+
+MAX_WEIGHT_BINS = 16
+
+
+@dataclass(frozen=True)
+class LuckWeights:
+    """How much of each chance event's term is taken out, by when it happens: the deal's
+    weight, then one weight per stretch of rounds (``round_edges`` ascending: rounds
+    ``[0, e0)``, ``[e0, e1)``, ..., ``[e_last, inf)``; a round is a turn of every seat).
+
+    Every term has mean zero, so any weights fixed in advance keep the estimate unbiased
+    (control variates); weights fitted on calibration games (``scripts/table_critic/
+    calibrate.py``, stored in the critic's JSON) keep a critic's noisy terms from adding
+    variance. ``LuckWeights.plain()``: every weight 1 (AIVAT as published).
+
+    Raises:
+        ModelFileError: (``from_json``) a malformed entry: names the file and the field.
+    """
+
+    deal: float = 1.0
+    round_edges: tuple[int, ...] = ()
+    weights: tuple[float, ...] = (1.0,)
+
+    @classmethod
+    def plain(cls) -> LuckWeights:
+        return cls()
+
+    @classmethod
+    def from_json(cls, entry: Any, where: Path) -> LuckWeights:
+        """The ``zoo.luck_weights`` entry of a critic's JSON, checked."""
+
+        def bad(field: str) -> ModelFileError:
+            return ModelFileError(where, f"field 'zoo.luck_weights.{field}' is malformed")
+
+        if not isinstance(entry, dict) or set(entry) - {"deal", "round_edges", "weights", "fit"}:
+            raise bad("(the object)")
+        edges, weights, deal = entry.get("round_edges"), entry.get("weights"), entry.get("deal")
+        if (
+            not isinstance(edges, list)
+            or len(edges) >= MAX_WEIGHT_BINS
+            or not all(isinstance(e, int) and not isinstance(e, bool) and e > 0 for e in edges)
+            or edges != sorted(set(edges))
+        ):
+            raise bad("round_edges")
+        for field, values in (("weights", weights), ("deal", [deal])):
+            if (
+                not isinstance(values, list)
+                or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in values)
+                or not all(math.isfinite(w) and 0.0 <= w <= 2.0 for w in values)
+            ):
+                raise bad(field)
+        assert isinstance(weights, list)
+        if len(weights) != len(edges) + 1:
+            raise bad("weights")
+        return cls(float(deal), tuple(edges), tuple(float(w) for w in weights))  # type: ignore[arg-type]
+
+    def of_round(self, rounds: int) -> float:
+        """The weight of a chance event in round ``rounds`` (0 = the first round)."""
+        return self.weights[bisect.bisect_right(self.round_edges, rounds)]
 
 
 class TableCritic:
@@ -114,6 +176,14 @@ class TableCritic:
         self.relu = info["network"]["activation_fn"] == "ReLU"
         self.path = weights
         self.sha256 = str(info["sha256"])
+        entry = (
+            (info.get("zoo") or {}).get("luck_weights")
+            if isinstance(info.get("zoo"), dict)
+            else None
+        )
+        self.weights = (
+            LuckWeights.plain() if entry is None else LuckWeights.from_json(entry, weights)
+        )
         self.num_players = game.num_players
 
     def critic(self, tables: np.ndarray) -> np.ndarray:
@@ -151,18 +221,25 @@ class LuckCorrection:
     Args:
         values: ``V`` (a :class:`TableCritic`, or any function of the same shape).
         samples: ``K``, the chance outcomes sampled per event (at least 1).
-        keep_terms: also return every event's term (``"terms"``: ``[turns, term per seat...]``
-            rows, ``turns`` the turns finished by all seats when it happened; the deal's is -1),
-            for studies of where the luck lies.
+        weights: the share of each term taken out (:class:`LuckWeights`); default: the
+            critic's own (``values.weights``), else every weight 1.
+        keep_terms: also return every event's unweighted term (``"terms"``: ``[rounds, term per
+            seat...]`` rows, ``rounds`` the rounds finished when it happened; the deal's is -1),
+            for studies of where the luck lies and for fitting weights.
     """
 
     def __init__(
-        self, values: Values, samples: int = DEFAULT_SAMPLES, keep_terms: bool = False
+        self,
+        values: Values,
+        samples: int = DEFAULT_SAMPLES,
+        keep_terms: bool = False,
+        weights: LuckWeights | None = None,
     ) -> None:
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ConfigError(f"luck samples must be an int >= 1, got {samples!r}")
         self.values = values
         self.samples = samples
+        self.weights = weights or getattr(values, "weights", None) or LuckWeights.plain()
         self.luck: np.ndarray | None = None
         self.events = 0
         self._before: FortState | None = None
@@ -181,10 +258,11 @@ class LuckCorrection:
             for _ in range(self.samples)
         ]
         v = self.values([state, *deals])
-        self.luck = v[0] - v[1:].mean(axis=0)
+        term = v[0] - v[1:].mean(axis=0)
+        self.luck = self.weights.deal * term
         self.events = 1
         if self.terms is not None:
-            self.terms.append([-1.0, *self.luck])
+            self.terms.append([-1.0, *term])
 
     def before(self, state: FortState, seat: int, action: int) -> None:
         if self._rng is None:
@@ -206,11 +284,12 @@ class LuckCorrection:
             others.append(s)
         v = self.values([state, *others])
         term = v[0] - v[1:].mean(axis=0)
-        self.luck += term
+        n = before.game.num_players
+        rounds = sum(before.turns_taken(p) for p in range(n)) // n
+        self.luck += self.weights.of_round(rounds) * term
         self.events += 1
         if self.terms is not None:
-            turns = sum(before.turns_taken(p) for p in range(before.game.num_players))
-            self.terms.append([float(turns), *term])
+            self.terms.append([float(rounds), *term])
 
     def end(self, state: FortState) -> dict[str, Any]:
         n = state.game.num_players
