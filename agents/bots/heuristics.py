@@ -62,6 +62,7 @@ from fort_env.game.constants import (
     TOYS,
 )  # fmt: skip
 from fort_env.game.decisions import DecisionKind as K
+from fort_env.game.facts import GameFacts
 from fort_env.views.seat import SeatView
 
 __all__ = ["BuilderAgent", "HeuristicAgent", "OpportunistAgent", "ScorerAgent"]
@@ -141,7 +142,7 @@ class HeuristicAgent(BaseAgent):
         # card values by everything they depend on, for the game object they were computed
         # from (another game, even one at the same address after the first was freed, starts
         # afresh): my rule, and for Friendship Bracelet the plain suits my cards have
-        self._values_game: FortGame | None = None
+        self._values_game: GameFacts | None = None
         self._base_values: dict[int, np.ndarray] = {}  # rule -> values
         self._bracelet_values: dict[int, np.ndarray] = {}  # my plain suits (bits) -> values
         self._plain_bits = np.zeros(0, dtype=np.int64)  # per card: bit s = has plain suit s
@@ -235,7 +236,7 @@ class HeuristicAgent(BaseAgent):
             values[c] = float(np.mean(gains)) + self._static_suit_worth(g, view.my_rule, c)
         return values
 
-    def _static_suit_worth(self, g: FortGame, rule: int, c: int) -> float:
+    def _static_suit_worth(self, g: GameFacts, rule: int, c: int) -> float:
         """What card ``c``'s suits (or printed Advance Forts) add to made-up rule ``rule``,
         for every rule but Friendship Bracelet (:meth:`_bracelet_worth`)."""
         counts = g.suit_counts[c]
