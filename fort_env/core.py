@@ -301,6 +301,8 @@ class FortState(StateArrays):
     def local_legal_actions(self) -> list[int]:
         """Actions the local rules of the pending decision allow, before the search that
         removes those after which the play cannot be completed (unsorted)."""
+        if self.is_terminal():  # no pending decision, whatever ctx.decision says
+            return []
         return legality.raw_legal(self)
 
     def apply_unchecked(self, action: int) -> None:

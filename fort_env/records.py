@@ -25,6 +25,8 @@ A record is a JSON object:
   replay so that a record made with other rules fails loudly instead of replaying another game.
 - ``agents`` (optional): who sat at each seat, as ``fort-env play`` (``"you"``) and ``fort-env
   tournament`` (the agents' names) write it; shown by ``fort-env replay``, not needed to replay.
+  A name holds no control character (``fort_env.game.inputs.CONTROL_CHARACTERS``: ESC, BEL,
+  NUL, newlines...): a record that has one is refused (``RecordError`` naming ``agents[k]``).
 - ``seed_chosen_by_client`` (optional, a bool): ``fort-env serve`` writes it; true when the
   person's client chose the seed (and so could know every hidden card from the start), false
   when the server drew it from the operating system's entropy. Absent in other records (and in
@@ -47,7 +49,7 @@ from typing import Any
 from fort_env.core import FortGame, FortState
 from fort_env.game.errors import FortError, IllegalActionError, InputFileError, describe
 from fort_env.game.files import write_text
-from fort_env.game.inputs import SEED_RANGE, is_seed, read_text_file
+from fort_env.game.inputs import SEED_RANGE, control_characters, is_seed, read_text_file
 
 RECORD_FORMAT = "fort-env-record"
 RECORD_VERSION = 1
@@ -137,6 +139,13 @@ def validate_record(record: Any) -> dict[str, Any]:
         and all(isinstance(a, str) for a in agents)
     ):
         raise _bad("agents", "null or one name (a string) per seat", agents)
+    for seat, name in enumerate(agents or ()):
+        found = control_characters(name)
+        if found:  # fort-env replay prints the names: a terminal would act on these
+            raise RecordError(
+                f"field 'agents[{seat}]': a name without control characters, got "
+                f"{describe(name)} (it holds {found})"
+            )
     chosen = record.get("seed_chosen_by_client")
     if chosen is not None and not isinstance(chosen, bool):
         raise _bad("seed_chosen_by_client", "null or a bool", chosen)

@@ -51,7 +51,6 @@ BOTS: dict[str, type[HeuristicAgent]] = {
     "scorer": ScorerAgent,
     "opportunist": OpportunistAgent,
 }
-FRIENDSHIP_BRACELET = RULE_INDEX["Friendship Bracelet"]
 IN_BOX = -2  # rule_loc: a made-up rule no one holds (state_arrays.ARRAYS)
 TIE = 1e-9  # rollout_policy.cc: scores this close are tied in C++
 _GAMES: dict[tuple[int, str], FortGame] = {}
@@ -83,8 +82,6 @@ def positions(
             if rng.random() < 0.3:
                 a = legal[int(rng.integers(len(legal)))]
             else:
-                if SeatView.from_state(s, s.current_player()).my_rule == FRIENDSHIP_BRACELET:
-                    bot._card_values = {}  # as python_scores: C++ reads this from the position
                 a = bot.choose(SeatView.from_state(s, s.current_player()), legal)
             s.apply_action(a)
 
@@ -92,8 +89,6 @@ def positions(
 def python_scores(bot: HeuristicAgent, s: CppFortState, legal: list[int]) -> list[float]:
     """The Python bot's handler's score of each of ``legal`` (``NEVER``: not scored)."""
     view = SeatView.from_state(s, s.current_player())
-    if view.my_rule == FRIENDSHIP_BRACELET:
-        bot._card_values = {}  # C++ computes this rule's card worth from the position
     by_range: dict[str, list[tuple[int, int]]] = {}
     for a in legal:
         name, i = s.game.layout.decode(a)

@@ -26,7 +26,6 @@ from agents.bots.evaluation import FITTED, HAND_MADE, evaluate_all
 from agents.bots.heuristics import BuilderAgent
 from agents.bots.ismcts import DEFAULT_TREE_KINDS, ISMCTSAgent, weights_sequence
 from fort_env import FortGame, FortState
-from fort_env.game.constants import RULE_INDEX
 from fort_env.native import backend as cpp_backend
 from fort_env.views.seat import SeatView
 from tests.scenario import build
@@ -36,7 +35,6 @@ pytestmark = pytest.mark.skipif(
     not cpp_backend.available(), reason=f"compiled core: {cpp_backend.why_unavailable()}"
 )
 
-FRIENDSHIP_BRACELET = RULE_INDEX["Friendship Bracelet"]
 W = weights_sequence(FITTED)
 SETTINGS = dict(
     iterations=200, seconds=0.0, c=0.1, rollout="builder", extra_turns=0, tree_kinds=None,
@@ -81,8 +79,6 @@ def positions(n: int, setup: str, games: int, seed: int = 0):  # type: ignore[no
 
 def python_scores(bot: BuilderAgent, s: FortState, legal: list[int]) -> list[float]:
     view = SeatView.from_state(s, s.current_player())
-    if view.my_rule == FRIENDSHIP_BRACELET:
-        bot._card_values = {}  # C++ computes this rule's card worth from the position
     by_range: dict[str, list[tuple[int, int]]] = {}
     for a in legal:
         name, i = s.game.layout.decode(a)

@@ -33,6 +33,7 @@ from agents.base import Agent, LazyObservation
 from fort_env import FortGame, FortState
 from fort_env.game.constants import HAND, LOOKOUT, MADE_UP_RULES
 from fort_env.game.decisions import DecisionKind
+from fort_env.game.inputs import terminal_text
 from fort_env.game.verb_table import MODES
 from fort_env.views import words
 from fort_env.views.text import SCORE_LABELS, card_label, state_to_string
@@ -217,6 +218,12 @@ class TableView:
         return "\n".join(changed)
 
 
+def _shown(output_fn: Callable[[str], None], text: str) -> None:
+    """``output_fn(text)`` with the control characters of ``text`` (but its line breaks) as
+    escapes (``fort_env.game.inputs.terminal_text``)."""
+    output_fn(terminal_text(text, keep_newlines=True))
+
+
 def _show_table(view: TableView, state: FortState, output_fn: Callable[[str], None],
                 pending: Sequence[str] = ()) -> None:  # fmt: skip
     """``t``: the whole table, then the pending decision (``pending``: its lines)."""
@@ -309,6 +316,9 @@ def play_human(
 
     if not 0 <= human_seat < num_players:
         raise ValueError(f"seat must be in [0, {num_players}), got {human_seat}")
+    # every line shown goes through terminal_text: a control character in a bot's or a card's
+    # name is shown as its escape (\x1b), never acted on by the terminal
+    output_fn = partial(_shown, output_fn)
     game = FortGame(num_players, setup)
     if agents is None:
         specs = resolve_opponents(opponents, num_players)
@@ -322,7 +332,7 @@ def play_human(
     output_fn(f"Fort, {num_players} players. You are player {human_seat}; "
               f"player {state.current_player()} starts.")  # fmt: skip
     for seat, bot in bots.items():
-        output_fn(f"  player {seat}: {bot.name}")
+        output_fn(f"  player {seat}: {terminal_text(bot.name)}")
     output_fn("The table is shown once; then each decision shows what changed (t: all of it; "
               "?: the keys).")  # fmt: skip
     view = TableView(human_seat, raw)

@@ -364,11 +364,18 @@ def format_ladder(result: dict[str, Any]) -> str:
     from io import StringIO
 
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    from fort_env.game.inputs import terminal_text
     from fort_env.views.text import plural
 
-    shown = display_names([row["name"] for row in result["bots"]])
+    # a bot's name (a plugin's, a model's path) is shown as it is: its control characters as
+    # escapes, its brackets not read as rich markup
+    shown = {
+        name: escape(terminal_text(text))
+        for name, text in display_names([row["name"] for row in result["bots"]]).items()
+    }
     width = max(len(name) for name in shown.values())
     table = Table(
         title=f"Ladder: {result['num_players']} players, "

@@ -521,11 +521,18 @@ def format_table(result: dict[str, Any]) -> str:
     from io import StringIO
 
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
+    from fort_env.game.inputs import terminal_text
     from fort_env.views.text import plural
 
-    shown = display_names(list(result["agents"]))
+    # agent names may come from files (a plugin's name, a model's path): no control
+    # character or rich markup reaches the terminal
+    shown = {
+        name: escape(terminal_text(text))
+        for name, text in display_names(list(result["agents"])).items()
+    }
     width = max(len(name) for name in shown.values())
     table = Table(
         title=f"{plural(result['games'], 'game')}, {result['num_players']} players "

@@ -62,6 +62,7 @@ from fort_env.game.constants import (
     TOYS,
 )  # fmt: skip
 from fort_env.game.decisions import DecisionKind as K
+from fort_env.game.facts import GameFacts
 from fort_env.views.seat import SeatView
 
 __all__ = ["BuilderAgent", "HeuristicAgent", "OpportunistAgent", "ScorerAgent"]
@@ -138,7 +139,13 @@ class HeuristicAgent(BaseAgent):
 
     def __init__(self, game: FortGame | None = None, seed: int | None = None) -> None:
         super().__init__(game, seed)
-        self._card_values: dict[tuple[int, int], np.ndarray] = {}
+        # card values by everything they depend on, for the game object they were computed
+        # from (another game, even one at the same address after the first was freed, starts
+        # afresh): my rule, and for Friendship Bracelet the plain suits my cards have
+        self._values_game: GameFacts | None = None
+        self._base_values: dict[int, np.ndarray] = {}  # rule -> values
+        self._bracelet_values: dict[int, np.ndarray] = {}  # my plain suits (bits) -> values
+        self._plain_bits = np.zeros(0, dtype=np.int64)  # per card: bit s = has plain suit s
         self._handlers: dict[int, Handler] = {
             K.PLAY: self._play, K.DECLARE_COIN: self._declare_coin, K.MODE: self._mode,
             K.ANY_SUIT: self._any_suit, K.ADD: self._add, K.ADD_COIN: self._add_coin,
@@ -176,14 +183,32 @@ class HeuristicAgent(BaseAgent):
     def card_values(self, view: SeatView) -> np.ndarray:
         """Static worth of every card to this bot (float, shape ``(num_cards,)``): the mean
         gain of its best way to be played over canonical positions, plus its suits' worth for
-        my made-up rule. Used to recruit, trash, tuck, draft and choose what to discard."""
-        key = (id(view.game), view.my_rule)
-        values = self._card_values.get(key)
+        my made-up rule. Used to recruit, trash, tuck, draft and choose what to discard.
+
+        A function of the position alone, whatever was asked before: the values are cached
+        per game object and made-up rule, and for Friendship Bracelet (whose worth reads my
+        cards now, as the C++ port does) per set of plain suits my cards have.
+        """
+        g = view.game
+        if g is not self._values_game:
+            self._values_game, self._base_values, self._bracelet_values = g, {}, {}
+            has = g.suit_counts[:, list(PLAIN_SUITS)] > 0
+            self._plain_bits = (has << np.arange(len(PLAIN_SUITS))).sum(axis=1)
+        rule = view.my_rule
+        base = self._base_values.get(rule)
+        if base is None:
+            base = self._base_values[rule] = self._compute_base_values(view)
+        if rule != RULE_INDEX["Friendship Bracelet"]:
+            return base
+        mine = int(np.bitwise_or.reduce(self._plain_bits[view.all_my_cards()]))
+        values = self._bracelet_values.get(mine)
         if values is None:
-            values = self._card_values[key] = self._compute_card_values(view)
+            values = self._bracelet_values[mine] = base + self._bracelet_worth(mine)
         return values
 
-    def _compute_card_values(self, view: SeatView) -> np.ndarray:
+    def _compute_base_values(self, view: SeatView) -> np.ndarray:
+        """:meth:`card_values` less Friendship Bracelet's worth: a function of the game's
+        cards, the style and my made-up rule only."""
         g = view.game
         values = np.zeros(g.num_cards)
         base_econs = []
@@ -208,13 +233,12 @@ class HeuristicAgent(BaseAgent):
                     for order in ORDERS
                 )
                 gains.append(best - before)
-            values[c] = float(np.mean(gains)) + self._suit_worth(view, c)
+            values[c] = float(np.mean(gains)) + self._static_suit_worth(g, view.my_rule, c)
         return values
 
-    def _suit_worth(self, view: SeatView, c: int) -> float:
-        """What card ``c``'s suits (or printed Advance Forts) add to my made-up rule."""
-        g = view.game
-        rule = view.my_rule
+    def _static_suit_worth(self, g: GameFacts, rule: int, c: int) -> float:
+        """What card ``c``'s suits (or printed Advance Forts) add to made-up rule ``rule``,
+        for every rule but Friendship Bracelet (:meth:`_bracelet_worth`)."""
         counts = g.suit_counts[c]
         w = self.style.w_rule
         if rule == RULE_INDEX["Play Palace"]:
@@ -223,12 +247,16 @@ class HeuristicAgent(BaseAgent):
             return w * counts[0]
         if rule == RULE_INDEX["Big Plans"]:
             return w * sum(count_verb(e, ADVANCE) for e in g.effects[c])
-        if rule == RULE_INDEX["Friendship Bracelet"]:
-            mine = g.suit_counts[view.all_my_cards()].sum(axis=0)
-            return w * sum(1 for s in PLAIN_SUITS if counts[s] and not mine[s])
         if rule == RULE_INDEX["Loner"] and g.is_best_friend[c]:
             return -2.0 * w
         return 0.0
+
+    def _bracelet_worth(self, mine: int) -> np.ndarray:
+        """Friendship Bracelet's worth of every card (float, ``(num_cards,)``): the style's
+        rule weight per plain suit the card has and none of my cards has (``mine``: bit ``s``
+        set when one of my cards has plain suit ``s``)."""
+        new_suits = [(self._plain_bits >> s) & 1 & ~(mine >> s) for s in PLAIN_SUITS]
+        return self.style.w_rule * np.sum(new_suits, axis=0)
 
     def _available_counts(self, view: SeatView, played: int, base: np.ndarray) -> Counts:
         """Suit counts the played card could reach: ``base`` (its own suits, or the play so far)

@@ -46,12 +46,15 @@ from fort_env.game.inputs import check_seed
 
 __all__ = ["FortVectorEnv"]
 
+# step()'s result: observations, rewards, terminations, truncations, infos
+_StepResult = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]
+
 
 class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     """B Fort games behind Gymnasium's ``VectorEnv`` API (module docstring).
 
     Threads: calls from several Python threads are serialised, not refused. ``reset``,
-    ``step``, ``action_masks`` and ``close`` hold one lock (a ``threading.Lock``) for the whole
+    ``step``, ``action_masks`` and ``close`` hold one lock (a ``threading.RLock``) for the whole
     call, the reading of the returned arrays and infos included, so each call's results are
     those of its own step, and the calls of several threads take effect one after another, as
     if made in that order from one thread. One ``step`` steps all B games, so actions a thread
@@ -65,7 +68,8 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         **kwargs: :class:`~fort_env.envs.vector.FortBatchVecEnv`'s (``num_players``, ``setup``,
             ``opponents``, ``opponent_sampler``, ``seat``, ``first_player``, ``reward``,
             ``shaping``, ``illegal_reward``, ``cards``, ``opponent_info``, ``reward_fn``: a
-            batched reward function, ``fort_env.envs.reward_hooks``).
+            batched reward function, ``fort_env.envs.reward_hooks``; it may call
+            :meth:`action_masks`, not ``step``, ``reset`` or ``close``: ``RuntimeError``).
 
     Raises:
         ConfigError: a bad argument, no compiled core, or no stable-baselines3.
@@ -85,7 +89,12 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
                 f"FortVectorEnv needs stable-baselines3 (pip install 'fort-env[train]'): {exc}"
             ) from None
         kwargs.pop("render_mode", None)  # gymnasium.make_vec passes it; nothing is rendered
-        self._lock = threading.Lock()  # one call at a time (the class docstring's "Threads")
+        # one call at a time (the class docstring's "Threads"); reentrant: a reward_fn may read
+        # the env (action_masks) from inside the step that calls it
+        self._lock = threading.RLock()
+        # the last step whose reward_fn raised, as step() would have returned it (built-in
+        # rewards): the games took that step, so it is kept rather than lost
+        self.failed_step: _StepResult | None = None
         self._batch = FortBatchVecEnv(num_envs, threads=threads, **kwargs)
         self.game = self._batch.game
         self.num_envs = self._batch.num_envs
@@ -119,6 +128,7 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
         if options:
             raise ConfigError(f"FortVectorEnv.reset takes no options, got {sorted(options)}")
         with self._lock:
+            self._batch._outside_reward_fn("reset()")
             return self._reset(seed)
 
     def _reset(self, seed: int | list[int | None] | None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -148,8 +158,13 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
             (module docstring).
 
         Raises:
-            RuntimeError: ``reset()`` was not called first.
+            RuntimeError: ``reset()`` was not called first, or a call from inside
+                ``reward_fn``.
             TypeError, ValueError: actions that are not integers of shape ``(B,)``.
+            ConfigError: ``reward_fn`` returned other than B finite real numbers; and
+                whatever ``reward_fn`` raised. The games took the step all the same: what it
+                would have returned (with the built-in rewards) is kept in ``failed_step``
+                (``None`` after a step that returned), and the env goes on from it.
         """
         with self._lock:
             return self._step(actions)
@@ -159,7 +174,19 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        result, rewards, dones, _ = self._batch.step(np.asarray(actions))
+        self._batch._outside_reward_fn("step()")
+        self.failed_step = None
+        try:
+            result, rewards, dones, _ = self._batch.step(np.asarray(actions))
+        except BaseException:
+            failed = self._batch.failed_step
+            if failed is not None:  # reward_fn raised: keep the step, in this API's form
+                obs, built_in, ended, _ = failed
+                self.failed_step = (
+                    np.asarray(obs), built_in.astype(np.float64), ended.astype(bool),
+                    np.zeros(self.num_envs, dtype=bool), self._infos(ended),
+                )  # fmt: skip
+            raise
         obs = np.asarray(result)  # float32 (B, D)
         terminations = dones.astype(bool)
         truncations = np.zeros(self.num_envs, dtype=bool)
@@ -208,4 +235,4 @@ class FortVectorEnv(VectorEnv[np.ndarray, np.ndarray, np.ndarray]):
     def close_extras(self, **kwargs: Any) -> None:
         """Stop the C++ worker threads."""
         with self._lock:
-            self._batch.close()
+            self._batch.close()  # RuntimeError from inside reward_fn, before anything stops

@@ -84,22 +84,35 @@ RewardFn = Callable[[StepEvents], np.ndarray]
 def apply_reward_fn(fn: RewardFn, events: StepEvents) -> np.ndarray:
     """``fn(events)`` checked: a float32 ``(B,)`` array of finite rewards.
 
+    The values are checked after the cast to float32, the dtype the step hands back: a reward
+    past float32's range (about 3.4e38) is refused, not turned into an infinity.
+
     Raises:
-        ConfigError: the result is not a numeric array of shape ``(B,)``, or not finite
-            (naming what it was).
+        ConfigError: the result is not an array of B real numbers (bools, ints or floats: not
+            complex numbers, strings or other objects), or a value is not finite in float32
+            (naming the env and the value).
     """
     b = len(events.done)
     got = fn(events)
     try:
-        rewards = np.asarray(got, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ConfigError(f"reward_fn must return {b} numbers, got {type(got).__name__}") from None
-    if rewards.shape != (b,):
-        raise ConfigError(f"reward_fn must return shape ({b},), got {rewards.shape}")
+        raw = np.asarray(got)
+    except (TypeError, ValueError):  # a ragged list, a tensor numpy cannot read
+        raw = None
+    if raw is None or raw.dtype.kind not in "biuf":
+        what = type(got).__name__ if raw is None else f"{type(got).__name__} of {raw.dtype}"
+        raise ConfigError(f"reward_fn must return {b} numbers (real: bool, int or float), got "
+                          f"{what}")  # fmt: skip
+    if raw.shape != (b,):
+        raise ConfigError(f"reward_fn must return shape ({b},), got {raw.shape}")
+    with np.errstate(over="ignore"):  # a value past float32's range: refused just below
+        rewards = raw.astype(np.float32)
     if not np.isfinite(rewards).all():
         bad = int(np.flatnonzero(~np.isfinite(rewards))[0])
-        raise ConfigError(f"reward_fn returned a non-finite reward for env {bad}: {rewards[bad]}")
-    return rewards.astype(np.float32)
+        raise ConfigError(
+            f"reward_fn returned a non-finite reward for env {bad}: {raw[bad]!r} (rewards are "
+            f"float32, finite within +-{float(np.finfo(np.float32).max):.3g})"
+        )
+    return rewards
 
 
 def final_margin_bonus(weight: float = 0.1) -> RewardFn:

@@ -218,7 +218,10 @@ class FortBatchVecEnv(VecEnv):
             (``opponents=None``: uniform random, built in).
         threads: threads stepping the games in C++ (1: the caller's only).
         reward_fn: a batched reward function (``fort_env.envs.reward_hooks``): each step's
-            rewards become ``reward_fn(StepEvents)``, computed over all B games in numpy.
+            rewards become ``reward_fn(StepEvents)``, computed over all B games in numpy. It
+            may read the env (``action_masks()``, ``state(i)``: the lock is reentrant), not
+            step, reset or close it (``RuntimeError``). If it raises, the step still happened:
+            ``failed_step`` keeps what the step would have returned (``step_wait``).
 
     Raises:
         ConfigError: as ``SingleAgentEnv`` for a bad argument, or without the compiled core;
@@ -249,6 +252,10 @@ class FortBatchVecEnv(VecEnv):
         if reward_fn is not None and not callable(reward_fn):
             raise ConfigError(f"reward_fn must be callable, got {type(reward_fn).__name__}")
         self.reward_fn = reward_fn
+        # the last step whose reward_fn raised, as step() would have returned it (built-in
+        # rewards): the games took that step, so it is kept rather than lost
+        self.failed_step: VecEnvStepReturn | None = None
+        self._in_reward_fn = False  # reward_fn is running (inside a step)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if num_envs < 1:
@@ -453,6 +460,20 @@ class FortBatchVecEnv(VecEnv):
             )
         return super().seed(first)
 
+    def _outside_reward_fn(self, what: str) -> None:
+        """Refuse ``what`` (a call that changes the games) while ``reward_fn`` runs: the lock is
+        reentrant, so that a ``reward_fn`` may read the env (``action_masks``, ``state``), but
+        stepping or resetting in the middle of a step would corrupt it.
+
+        Raises:
+            RuntimeError: ``reward_fn`` is running.
+        """
+        if self._in_reward_fn:
+            raise RuntimeError(
+                f"{what} cannot be called from inside reward_fn (it runs in the middle of a "
+                "step); a reward_fn may read the env (action_masks(), state(i)), not change it"
+            )
+
     @serialised
     def reset(self) -> VecEnvObs:
         """Deal every env a new game (seeds from ``seed()``, if called since the last reset)
@@ -466,6 +487,7 @@ class FortBatchVecEnv(VecEnv):
             RuntimeError: the env was closed.
             IllegalActionError: a Python opponent chose an illegal action (reset again).
         """
+        self._outside_reward_fn("reset()")
         if self._batch is None:
             raise RuntimeError("this FortBatchVecEnv is closed")
         for i, s in enumerate(self._seeds):
@@ -506,6 +528,7 @@ class FortBatchVecEnv(VecEnv):
 
     @serialised
     def step_async(self, actions: np.ndarray) -> None:
+        self._outside_reward_fn("step()")
         a = np.asarray(actions)
         if a.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers, got an array of dtype {a.dtype}")
@@ -519,10 +542,17 @@ class FortBatchVecEnv(VecEnv):
         (dealing the next game where one ended).
 
         Raises:
-            RuntimeError: ``reset()`` was not called first (or since a failed step).
+            RuntimeError: ``reset()`` was not called first (or since a failed step), or a
+                call from inside ``reward_fn``.
             IllegalActionError: a Python opponent chose an illegal action: nothing of it was
                 applied, but the learners' actions were, so the envs must be reset.
+            ConfigError: ``reward_fn`` returned other than B finite real numbers; and
+                whatever ``reward_fn`` raised. The games took the step all the same: what it
+                would have returned (with the built-in rewards) is kept in ``failed_step``
+                (``None`` after a step that returned), and the env goes on from it.
         """
+        self._outside_reward_fn("step()")
+        self.failed_step = None
         if not self._started or self._actions is None:
             raise RuntimeError("call reset() before step()")
         actions, self._actions = self._actions, None
@@ -536,9 +566,21 @@ class FortBatchVecEnv(VecEnv):
         self._started = True
         dones = buf["done"].copy()
         rewards = buf["reward"].copy()
+        obs, infos = buf["obs"].copy(), self._infos(dones)
         if self.reward_fn is not None:
-            rewards = apply_reward_fn(self.reward_fn, self._events(dones, rewards))
-        return buf["obs"].copy(), rewards, dones, self._infos(dones)
+            self._in_reward_fn = True
+            try:
+                rewards = apply_reward_fn(self.reward_fn, self._events(dones, rewards))
+            except BaseException as err:
+                self.failed_step = (obs, rewards, dones, infos)
+                err.add_note(
+                    "The games took this step: its observations, dones, infos and built-in "
+                    "rewards are in the env's failed_step."
+                )
+                raise
+            finally:
+                self._in_reward_fn = False
+        return obs, rewards, dones, infos
 
     def _events(self, dones: np.ndarray, rewards: np.ndarray) -> StepEvents:
         """The step as ``reward_fn`` sees it (``reward_hooks.StepEvents``)."""
@@ -591,6 +633,7 @@ class FortBatchVecEnv(VecEnv):
     @serialised
     def close(self) -> None:
         """Stop the C++ worker threads (the env cannot be used after)."""
+        self._outside_reward_fn("close()")
         self._started = False
         self._batch = None  # type: ignore[assignment]
 

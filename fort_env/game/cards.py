@@ -26,7 +26,7 @@ from lark import Lark, LarkError, Token, Transformer
 
 from fort_env.game.constants import MADE_UP_RULES, MAX_FORT_LEVEL, PERKS, SUITS
 from fort_env.game.errors import CardDataError, InputFileError, describe
-from fort_env.game.inputs import read_text_file
+from fort_env.game.inputs import control_characters, read_text_file
 from fort_env.game.verb_table import ANY_RESOURCE as ANY_RESOURCE  # (re-exported)
 from fort_env.game.verb_table import RESOURCE_ARGS as RESOURCE_ARGS
 from fort_env.game.verb_table import VERB_NAMES
@@ -388,6 +388,18 @@ def _typed(path: Path, card: object, entry: dict[str, Any], key: str, typ: type)
     return value
 
 
+def _plain_text(path: Path, card: object, entry: dict[str, Any], key: str) -> str:
+    """The string ``entry[key]`` (a name the commands print), refused if it holds a control
+    character (``fort_env.game.inputs.CONTROL_CHARACTERS``: ESC, BEL, NUL, newlines...), which
+    a terminal would act on."""
+    text: str = _need(path, card, entry, key, str)
+    found = control_characters(text)
+    if found:
+        raise CardDataError(path, card, key, f"holds control characters ({found}); a name is "
+                            "printed as it is, so it may hold none")  # fmt: skip
+    return text
+
+
 def _tables(path: Path, key: str, entries: object) -> list[dict[str, Any]]:
     """``entries`` if it is a list of tables (``[[key]]`` entries); the entry that is not a
     table is named ``#i`` (1-based), as the loaders name an entry without a name."""
@@ -406,7 +418,7 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
     park: list[dict[str, Any]] = []
     friends: list[dict[str, Any]] = []
     for i, entry in enumerate(entries):
-        name = _need(path, f"#{i + 1}", entry, "name", str)
+        name = _plain_text(path, f"#{i + 1}", entry, "name")
         suits = _need(path, name, entry, "suits", list)
         if (
             not 1 <= len(suits) <= 2
@@ -442,7 +454,7 @@ def _load_cards(path: Path) -> tuple[list[Card], list[str]]:
         item = {**entry, "name": name, "suits": tuple(SUITS.index(s) for s in suits)}
         item["effects"] = parsed
         if "board" in entry:
-            _need(path, name, entry, "board", str)
+            _plain_text(path, name, entry, "board")
             if "copies" in entry:
                 raise CardDataError(path, name, "copies", "a Best Friend is not in the Park deck")
             friends.append(item)

@@ -12,11 +12,17 @@ records): a regular file only, never blocking, at most ``max_bytes``, strict UTF
 
 Messages: :func:`describe` formats any input for an error message in bounded time and length
 (an int of 5,000 digits is "an int of 5000 digits", not ``repr``'s ValueError).
+
+Text for a terminal: :func:`terminal_text` is what every command prints text from a file
+through (seat names of a record, card names, paths): a control character (``CONTROL_CHARACTERS``)
+is shown as its escape (``\\x1b``), never sent to the terminal, which would act on it; records and
+card data refuse names holding one (:func:`control_characters` finds them).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from typing import Any
 
@@ -27,13 +33,16 @@ from fort_env.game.errors import ConfigError, InputFileError, describe
 
 # the words of every seed error: "an int in [0, 2**62)"
 __all__ = [
+    "CONTROL_CHARACTERS",
     "MAX_SEED",
     "SEED_RANGE",
     "as_action",
     "check_seed",
+    "control_characters",
     "describe",
     "is_seed",
     "read_text_file",
+    "terminal_text",
 ]
 
 SEED_RANGE = f"an int in [0, 2**{SEED_LIMIT.bit_length() - 1})"
@@ -206,3 +215,50 @@ def as_action(action: Any) -> int:
         f"an action must be an int or a numpy integer (or a 0-d integer array), got {what}: "
         f"{describe(action)}"
     )
+
+
+# ---------------------------------------------------------------------- text for a terminal
+CONTROL_CHARACTERS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+"""The characters a terminal acts on rather than shows: the C0 controls (ESC starts the
+sequences that retitle a window, write the clipboard, plant links or clear the screen; BEL,
+NUL, CR, newlines), DEL and the C1 controls, the Unicode line and paragraph separators, and
+the bidirectional marks, embeddings, overrides and isolates (which reorder the text around
+them)."""
+
+
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _escape(found: re.Match[str]) -> str:
+    char = found.group()
+    code = ord(char)
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_text(text: object, keep_newlines: bool = False) -> str:
+    """``str(text)`` with every control character (:data:`CONTROL_CHARACTERS`) written as its
+    escape, as Python writes it: ``\\x1b`` for ESC, ``\\x00`` for NUL, ``\\n`` for a newline,
+    ``\\u202e`` for a right-to-left override; the rest unchanged (a backslash too: this is for
+    reading, not parsing back).
+
+    Args:
+        text: what to print (any object: its ``str``).
+        keep_newlines: leave ``\\n`` as it is, for text whose lines the program itself
+            joined (a table of several lines); every other control is still escaped.
+    """
+    out = str(text)
+    if keep_newlines:
+        return "\n".join(CONTROL_CHARACTERS.sub(_escape, line) for line in out.split("\n"))
+    return CONTROL_CHARACTERS.sub(_escape, out)
+
+
+def control_characters(text: str) -> str:
+    """The control characters of ``text`` (:data:`CONTROL_CHARACTERS`) as escapes, e.g.
+    ``"\\x1b, \\x07"`` (each once, in order of appearance); ``""`` when it has none."""
+    seen = dict.fromkeys(found.group() for found in CONTROL_CHARACTERS.finditer(text))
+    return ", ".join(terminal_text(c) for c in seen)

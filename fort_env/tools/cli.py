@@ -26,6 +26,7 @@ import typer  # noqa: E402
 
 from fort_env.core import FortState  # noqa: E402
 from fort_env.game.decisions import DecisionKind  # noqa: E402
+from fort_env.game.inputs import terminal_text  # noqa: E402
 from fort_env.records import load_record  # noqa: E402
 from fort_env.records import replay as replay_record  # noqa: E402
 from fort_env.tools.cli_errors import failures, output_closed  # noqa: E402
@@ -119,12 +120,14 @@ class _DecisionPrinter:
             else:
                 self.turns += 1
                 typer.echo(f"\n== Turn {self.turns}: player_{leader} leads ==")
-        if self.states:
-            typer.echo(state_to_string(state, words=not self.raw))
+        if self.states:  # card names come from the record's card set: never raw
+            typer.echo(
+                terminal_text(state_to_string(state, words=not self.raw), keep_newlines=True)
+            )
         move = state.action_to_string(action) if self.raw else action_words(state, action, "their")
         typer.echo(
             f"{self.index:5d}  player_{decision.player}  "
-            f"{kind_words(decision.kind, self.raw):<{KIND_WIDTH}} {move}"
+            f"{kind_words(decision.kind, self.raw):<{KIND_WIDTH}} {terminal_text(move)}"
         )
         self.index += 1
 
@@ -202,14 +205,22 @@ def replay(
             f"wrote {html}: {plural(frames, 'frame')} (open it in a browser; arrow keys step)"
         )
         return
+    # what the record says is printed through terminal_text: a control character in it (ESC,
+    # BEL, NUL...) is shown as its escape, never acted on by the terminal
     cfg = record["config"]
     cards = "shipped cards" if cfg["cards"] is None else f"cards from {cfg['cards']}"
     typer.echo(
-        f"{file}: {cfg['num_players']} players, {cfg['setup']} setup, {cards}, "
-        f"seed {record['seed']}, {plural(len(record['actions']), 'decision')}"
+        terminal_text(
+            f"{file}: {cfg['num_players']} players, {cfg['setup']} setup, {cards}, "
+            f"seed {record['seed']}, {plural(len(record['actions']), 'decision')}"
+        )
     )
     if record.get("agents"):
-        typer.echo(", ".join(f"player_{p}: {name}" for p, name in enumerate(record["agents"])))
+        typer.echo(
+            ", ".join(
+                f"player_{p}: {terminal_text(name)}" for p, name in enumerate(record["agents"])
+            )
+        )
     if record.get("seed_chosen_by_client"):
         typer.echo("The seed was chosen by the client (fort-env serve): whoever chose it could "
                    "know every hidden card.")  # fmt: skip

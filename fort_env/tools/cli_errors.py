@@ -29,6 +29,7 @@ from typing import NoReturn
 import typer
 
 from fort_env.game.errors import FortError
+from fort_env.game.inputs import terminal_text
 
 # What a command's work raises for bad input: the project's errors, bad values, files that
 # cannot be read or written, an extra that is not installed, input nested too deep to parse.
@@ -37,8 +38,10 @@ CLOSED_OUTPUT_EXIT = 141  # 128 + SIGPIPE: the output's reader went away (``| he
 
 
 def one_line(problem: object) -> str:
-    """``str(problem)`` on one line (an exception's message; its type if it has none)."""
-    text = " ".join(str(problem).split())
+    """``str(problem)`` on one line (an exception's message; its type if it has none), its
+    control characters (a name or path from a file, in the message) as escapes
+    (``fort_env.game.inputs.terminal_text``)."""
+    text = terminal_text(" ".join(str(problem).split()))
     if isinstance(problem, BaseException):
         if not text:
             text = type(problem).__name__

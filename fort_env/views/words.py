@@ -88,9 +88,7 @@ MULT_WORDS: dict[str, str] = {
 }
 assert set(MULT_WORDS) | {"const"} == set(MULTS), "every multiplier has its words"
 
-_ARG_NAMES = {
-    code: {v: k for k, v in names.items()} for code, names in VERB_ARGS.items() if names
-}
+_ARG_NAMES = {code: {v: k for k, v in names.items()} for code, names in VERB_ARGS.items() if names}
 
 
 def _times(n: int) -> str:

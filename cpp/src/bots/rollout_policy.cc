@@ -422,7 +422,7 @@ Econ econ_of(const View& v) {
 }
 
 // ---------------------------------------------------------------------- card values
-// HeuristicAgent._compute_card_values without the suits' worth: the mean gain of the card's
+// HeuristicAgent._compute_base_values without the suits' worth: the mean gain of the card's
 // best way to be played over canonical positions (per game, style and made-up rule; cached per
 // thread, as the search memo is).
 struct BaseValues {
@@ -486,7 +486,8 @@ const std::vector<double>& base_values(const Heuristic& self, const State& s, in
     return v;
 }
 
-// The card values of one view (HeuristicAgent.card_values): base + _suit_worth.
+// The card values of one view (HeuristicAgent.card_values): base + the suits' worth
+// (_static_suit_worth, _bracelet_worth).
 struct CardValues {
     const Heuristic& self;
     const View& v;
@@ -496,7 +497,7 @@ struct CardValues {
         : self(bot), v(view), base(base_values(bot, view.s, view.my_rule)) {
         if (v.my_rule == RULE_FRIENDSHIP_BRACELET) mine = v.my_suits();
     }
-    // _suit_worth
+    // _static_suit_worth and _bracelet_worth
     double suit_worth(int c) const {
         const double w = self.style.w_rule;
         switch (v.my_rule) {

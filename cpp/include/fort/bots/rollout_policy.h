@@ -12,9 +12,8 @@
 // made-up rule, the public zones, resources, levels, scores, perks, the pending decision's
 // public context), like the Python bot; so the same function is a fair opponent model.
 //
-// One departure from Python, on purpose: a card's static worth for Friendship Bracelet is
-// computed from the seat's current cards; Python caches it from the first position it was
-// asked about (HeuristicAgent.card_values is keyed by game and rule only).
+// A card's worth for Friendship Bracelet is computed from the seat's current cards, in both
+// (HeuristicAgent.card_values caches only the part that depends on the game and rule alone).
 #pragma once
 
 #include <vector>
