@@ -97,10 +97,7 @@ def tournament(
         records = result.pop("records")
         paths = save_game_records(records, unique_names(specs), save, num_players, setup, cards)
         sys.stderr.write(f"saved {len(paths)} game record(s) into {save}\n")
-    if json_output:
-        from agents.arena.provenance import provenance
-
-        result = {**result, "provenance": provenance(specs, num_players, setup, cards)}
+    if json_output:  # the result holds its provenance (run_tournament)
         sys.stdout.write(json.dumps(result) + "\n")
     else:
         sys.stdout.write(format_table(result))

@@ -284,3 +284,15 @@ def test_agent_objects_and_functions_play_in_a_tournament() -> None:
     assert sum(a["games"] for a in result["agents"].values()) == 8
     with pytest.raises(ValueError, match="not a spec"):
         run_tournament([3, "random"], 2, 2, progress=False)
+
+
+def test_run_tournament_returns_the_provenance_the_command_line_prints() -> None:
+    from agents.arena.tournament import run_tournament
+
+    result = run_tournament(["heuristic", "ppo"], 2, 2, seed=3, progress=False)
+    prov = result["provenance"]
+    assert [a["spec"] for a in prov["agents"]] == ["heuristic", "ppo"]
+    assert prov["agents"][1]["models"] and len(prov["agents"][1]["models"][0]["sha256"]) == 64
+    bare = run_tournament(["heuristic", "random"], 2, 2, seed=3, progress=False,
+                          with_provenance=False)  # fmt: skip
+    assert "provenance" not in bare

@@ -274,7 +274,7 @@ def run_ladder(
             result = run_tournament(
                 [bots[i].spec for i in table], num_players, games,
                 seed=_derive(seed, LADDER_KEY, t), workers=workers, setup=setup, cards=cards,
-                progress=False, return_records=True, critic=critic,
+                progress=False, return_records=True, critic=critic, with_provenance=False,
             )  # fmt: skip
             for r in result["records"]:
                 r.seating = [table[i] for i in r.seating]  # table index -> ladder index

@@ -56,6 +56,7 @@ Result schema (``--json``)
       "end_triggers": {"score_25": int, "fort_level_5": int, "park_deck_empty": int},
       "first_player_win_rate": float,   # games won by the first player (shared victories count)
       "shared_victories": int,          # games with more than one winner
+      "provenance": {...},              # agents/arena/provenance.py (with_provenance=True)
       "luck_corrected": {               # only with a critic (agents/arena/luck.py)
         "critic": str, "critic_sha256": str, "samples": int,
         "agents": {NAME: {"games": int,
@@ -190,6 +191,7 @@ def run_tournament(
     record_games: int = 0,
     critic: str | Path | None = None,
     luck_samples: int = DEFAULT_SAMPLES,
+    with_provenance: bool = True,
 ) -> dict[str, Any]:
     """Play ``games`` games between ``agent_specs`` and summarise them (module docstring).
 
@@ -221,6 +223,9 @@ def run_tournament(
             (``"luck_corrected"``, :mod:`agents.arena.luck`; ``agents.arena.luck
             .shipped_critic`` names the zoo's for a table); ``None``: raw results only.
         luck_samples: the chance outcomes the correction samples per chance event.
+        with_provenance: attach ``"provenance"`` (``agents.arena.provenance``: fort-env's
+            version and commit, the layout, each agent's spec and model files with their
+            sha256), as the command line's JSON has it.
 
     Every process playing the games runs torch on one intra-op thread
     (:func:`torch_threads`); with ``workers=1`` the caller's count is restored after.
@@ -317,6 +322,10 @@ def run_tournament(
             "samples": luck_samples,
             "agents": luck_summary(records, unique_names(specs), num_players),
         }
+    if with_provenance:
+        from agents.arena.provenance import provenance
+
+        result["provenance"] = provenance(specs, num_players, setup, cards)
     if return_records:
         result["records"] = records
     return result
