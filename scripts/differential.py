@@ -1,11 +1,12 @@
 """Differential run: many random games played in lockstep on the Python engine and the C++
-backend, compared at every decision (tests/differential/harness.py; docs/cpp.md).
+backend, compared at every decision (fort_env/testing/differential.py; docs/cpp.md).
 
     python scripts/differential.py [--games 1000] [--start 0] [--workers 1]
                                    [--fast | --every K] [--out DIR] [--chunk 200] [--json]
 
 Games cycle through 2/3/4 players x basic/advanced with seeds ``start, start + 1, ...``
-(``harness.schedule``), so a run is reproducible and a failing game is named by its seed.
+(``fort_env.testing.differential.schedule``), so a run is reproducible and a failing game is
+named by its seed.
 
 What is compared: at every decision the legal actions, the mask, every array and ``ctx``
 (bytes), the decision, the current player and the returns; after the end the score breakdown
@@ -37,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.differential.harness import Checks, Divergence, lockstep, schedule  # noqa: E402
+from fort_env.testing.differential import Checks, Divergence, lockstep, schedule  # noqa: E402
 
 FAST_EVERY = 20  # --fast: the costly views every 20 decisions (a game has about 250)
 SHOWN = 3  # divergences described in full

@@ -4,7 +4,7 @@
                                 [--seeds-per-config 20] [--timeout 30] [--json]
     python scripts/fuzz_core.py --replay FILE [FILE ...]
 
-The target is ``tests/differential/core_fuzz.py``: a mutated saved state loaded with
+The target is ``fort_env/testing/core_fuzz.py``: a mutated saved state loaded with
 ``FortState.from_dict`` on both backends, then actions applied to both (legal ones, illegal
 ones, values of the wrong type), and the same arrays fed unchecked to every ``_core`` entry
 point; then (issue 26) every built-in policy (``policy_action``) and playouts with each
@@ -80,7 +80,7 @@ def _worker(argv: list[str]) -> None:
     with atheris.instrument_imports(include=["fort_env"], exclude=["fort_env", *names]):
         import fort_env  # noqa: F401
         from fort_env.native import backend as cpp_backend
-    from tests.differential import core_fuzz
+    from fort_env.testing import core_fuzz
 
     core = cpp_backend.require()
     if os.environ.get("FORT_ENV_CORE") and Path(core.__file__) != Path(os.environ["FORT_ENV_CORE"]):
@@ -145,7 +145,7 @@ def _build(build: Path, python: str) -> Path:
 
 def _write_seed_corpus(corpus: Path, per_config: int, seed: int) -> int:
     sys.path.insert(0, str(ROOT))
-    from tests.differential.core_fuzz import seed_corpus
+    from fort_env.testing.core_fuzz import seed_corpus
 
     n = 0
     for name, data in seed_corpus(per_config, seed):

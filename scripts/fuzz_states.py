@@ -5,7 +5,7 @@
 Prints the counts of ``accepted`` (loaded, then played to the end by random legal actions
 with every invariant held), ``rejected`` (``StateError`` naming a field) and ``failures``
 (anything else), the most frequent rejected fields, and the first failures with the mutation
-that caused them (``tests/state_fuzz.py`` has the details). Exits with status 1 if any
+that caused them (``fort_env/testing/state_fuzz.py`` has the details). Exits with status 1 if any
 mutation failed. ``docs/reliability.md`` gives the last counts.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.state_fuzz import make_bases, try_mutation  # noqa: E402
+from fort_env.testing.state_fuzz import make_bases, try_mutation  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

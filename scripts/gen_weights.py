@@ -2,9 +2,9 @@
 
 The C++ core plays some of the Python bots (docs/cpp.md "Bots"): the ``builder``, ``scorer``
 and ``opportunist`` heuristics (``agents/bots/heuristics.py`` with the economy model of
-``agents/bots/econ.py``; C++: ``cpp/src/bots/rollout_policy.cc``) and the search's evaluation
-function (``agents/bots/evaluation.py``; C++: ``cpp/src/bots/evaluation.cc``). Their numbers are
-defined once, in Python; this script writes them out as a C++ header, and
+``agents/bots/econ.py``; C++: ``cpp/src/bots/rollout_policy.cc`` and ``econ.cc``) and the
+search's evaluation function (``agents/bots/evaluation.py``; C++: ``cpp/src/bots/evaluation.cc``).
+Their numbers are defined once, in Python; this script writes them out as a C++ header, and
 ``tests/differential/test_weights_header.py`` fails if the committed header differs from what the
 script writes now, so the two sides cannot drift. The header holds:
 

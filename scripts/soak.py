@@ -7,7 +7,7 @@ Each game draws a player count (2-4), a setup, and an agent (``agents.make``) fo
 from ``--agents``, all from ``--seed`` and the game's index, so a run is reproducible and any
 game can be replayed alone (``--only INDEX``). Agents act through the tournament runner's own
 ``decision_info`` and lazy observation, as in ``fort-env tournament``. After every action the
-invariants of ``tests/test_invariants.py`` are checked (``check_state``: zones, Park, Stuff,
+invariants of ``fort_env/testing/invariants.py`` are checked (``check_state``: zones, Park, Stuff,
 Pack, Lookout and Fort Level capacities, one made-up rule per seat; scores and Fort Levels
 never fall), plus a legal action whenever the game is not over, the end within 5,000
 decisions, and at the end equal turns, the end trigger set, and winners with the top total.
@@ -46,7 +46,7 @@ from agents.arena.games import decision_info  # noqa: E402
 from agents.base import LazyObservation  # noqa: E402
 from fort_env import FortGame  # noqa: E402
 from fort_env.game.fields import C_END_TRIGGERED, P_FORT_LEVEL, P_SCORE, P_TURNS  # noqa: E402
-from tests.test_invariants import MAX_DECISIONS, check_state  # noqa: E402
+from fort_env.testing.invariants import MAX_DECISIONS, check_state  # noqa: E402
 
 DEFAULT_AGENTS = ("random", "heuristic", "builder", "scorer", "opportunist")
 _GAMES: dict[tuple[int, str], FortGame] = {}

@@ -222,7 +222,10 @@ class Soak:
 
 def start_server(args: argparse.Namespace, port: int, log: Any) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "fort_env.tools.cli", "serve", "--port", str(port)]
-    if ":" in args.rival:  # a spec with arguments: the server must offer it (--rival)
+    from agents.spec import parse
+
+    rival = parse(args.rival)
+    if rival.path is not None or rival.args:  # a spec with arguments: the server must offer it
         command += ["--rival", args.rival]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     return subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)

@@ -45,12 +45,13 @@ def commit() -> dict[str, object]:
 
 def measure(model: Path, players: int, games: int) -> dict[str, object]:
     from agents.arena.tournament import run_tournament
+    from agents.spec import format_spec
 
     results = {}
     for opponent in ("heuristic", "random"):
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
         n = games if opponent == "heuristic" else max(games // 2, 100)
-        specs = [f"ppo:{model}"] + [opponent] * (players - 1)
+        specs = [format_spec("ppo", str(model))] + [opponent] * (players - 1)
         t0 = time.perf_counter()
         result = run_tournament(specs, players, n, seed=seed, workers=1, progress=False)
         first = next(iter(result["agents"].values()))

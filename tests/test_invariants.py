@@ -1,4 +1,5 @@
-"""Invariants over many random games for every player count and setup.
+"""Invariants over many random games for every player count and setup (the checks:
+``fort_env.testing.invariants``).
 
 The sweep is marked ``slow`` (deselected by default; ``pytest -m slow`` runs it). The number of
 games per configuration is ``FORT_INVARIANT_GAMES`` (default 1000; CI's slow step sets 300).
@@ -12,61 +13,12 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame, FortState
-from fort_env.game.constants import (
-    HAND_SIZE,
-    LOOKOUT,
-    MAX_FORT_LEVEL,
-    PARK,
-    STUFF_CAPACITY,
-    XXL,
-    XXL_BACKPACK_BONUS,
-    ZONES,
-)
-from fort_env.game.fields import P_FORT_LEVEL, P_PACK_PIZZA, P_PACK_TOYS, P_SCORE, P_TURNS
+from fort_env.game.constants import HAND_SIZE
+from fort_env.game.fields import P_TURNS
+from fort_env.testing.invariants import play_random_game
 
 GAMES = int(os.environ.get("FORT_INVARIANT_GAMES", "1000"))
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"), (4, "advanced")]
-MAX_DECISIONS = 5000  # far above any game seen; a game that runs longer is stuck
-
-
-def check_state(state: FortState) -> None:
-    g = state.game
-    zone, owner = state.zone, state.owner
-    assert zone.shape == (g.num_cards,) and zone.min() >= 0 and zone.max() < len(ZONES)
-    park = np.flatnonzero(zone == PARK)
-    assert len(park) <= 3 and len(set(state.pos[park].tolist())) == len(park)
-    players = state.players
-    assert players.min() >= 0, players
-    for p in range(g.num_players):
-        level = int(players[p, P_FORT_LEVEL])
-        assert level <= MAX_FORT_LEVEL
-        assert players[p, :2].max() <= STUFF_CAPACITY
-        cap = level + 1 + (XXL_BACKPACK_BONUS if state.perk_loc[XXL] == p else 0)
-        assert players[p, P_PACK_PIZZA] + players[p, P_PACK_TOYS] <= cap
-        assert np.count_nonzero((zone == LOOKOUT) & (owner == p)) <= level + 1
-    # made-up rules: at most one per player; perks each in one place
-    held = state.rule_loc[state.rule_loc >= 0]
-    assert len(set(held.tolist())) == len(held)
-
-
-def play_random_game(game: FortGame, seed: int) -> tuple[FortState, int]:
-    state = game.new_initial_state(seed)
-    rng = np.random.default_rng(seed + 10_000)
-    scores = state.players[:, P_SCORE].copy()
-    levels = state.players[:, P_FORT_LEVEL].copy()
-    steps = 0
-    while not state.is_terminal():
-        legal = state.legal_actions()
-        assert legal, (seed, steps, state.decision)
-        state.apply_action(int(rng.choice(legal)))
-        steps += 1
-        assert steps < MAX_DECISIONS, f"seed {seed}: game did not end"
-        check_state(state)
-        assert (state.players[:, P_SCORE] >= scores).all(), "a score fell"
-        assert (state.players[:, P_FORT_LEVEL] >= levels).all(), "a Fort Level fell"
-        scores = state.players[:, P_SCORE].copy()
-        levels = state.players[:, P_FORT_LEVEL].copy()
-    return state, steps
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
 """Issue 12, saved states: a loaded dict either raises StateError naming a field, or plays to
-the end with the invariants held (``fort_env/game/validation.py``, ``tests/state_fuzz.py``)."""
+the end with the invariants held (``fort_env/game/validation.py``,
+``fort_env/testing/state_fuzz.py``)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from fort_env import FortGame, FortState, StateError
 from fort_env.game.inputs import describe
 from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState
+from fort_env.testing.state_fuzz import CONFIGS, make_bases, try_mutation
 from tests.scenario import act, build
-from tests.state_fuzz import CONFIGS, make_bases, try_mutation
 
 BASES = make_bases(40, seed=7)
 

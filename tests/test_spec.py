@@ -184,3 +184,23 @@ def test_short_names_keep_quoted_paths_whole() -> None:
     )
     assert short_name("ismcts: ms=50") == "ismcts: ms=50"  # nothing cut: as written
     assert short_name("last legal") == "last legal"  # an agent object's label
+
+
+def test_model_files_and_snapshot_specs_read_by_the_grammar(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Provenance finds a model path however the spec writes it; the trainer writes a frozen
+    learner's spec so that its path, ':' included, reads back whole (and as before when plain)."""
+    from agents.arena.provenance import model_files
+    from train.league import snapshot_spec
+
+    folder = tmp_path / "a:b"
+    folder.mkdir()
+    model = folder / "m.safetensors"
+    model.write_bytes(b"not read")
+    escaped = str(model).replace(":", "\\:")
+    for spec in (f"ppo:'{model}'", f"ppo:{escaped}", f'puct:ms=5:model="{model}"'):
+        assert model_files(spec, 2) == [model], spec
+    assert model_files(f"puct:model='{tmp_path / 'gone.safetensors'}'", 2) == []  # no file
+    spec = snapshot_spec(model, deterministic=False)
+    assert parse(spec) == AgentSpec("ppo", str(model), {"deterministic": "0"})
+    assert snapshot_spec("runs/x/snap.safetensors", True) == "ppo:runs/x/snap.safetensors"
+    assert snapshot_spec("x/s.safetensors", False) == "ppo:x/s.safetensors:deterministic=0"

@@ -270,6 +270,44 @@ def test_a_tournament_without_seed_draws_one_and_its_json_is_citable() -> None:
     assert outcome(json.loads(again.stdout)) == outcome(out)  # the printed seed replays it
 
 
+def test_the_json_names_each_model_file_however_its_spec_writes_the_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model path written plain, quoted or with its ``:`` escaped (agents.spec's grammar) is
+    the file the result's provenance names, with that file's sha256: one parser reads the
+    spec that plays and the spec that is cited."""
+    import hashlib
+    import shutil
+
+    from agents.learned.zoo import shipped_model
+
+    shipped = shipped_model(4)
+    plain_dir, colon_dir = tmp_path / "plain", tmp_path / "10:00"
+    for folder in (plain_dir, colon_dir):
+        folder.mkdir()
+        for source in (shipped, shipped.with_suffix(".json")):
+            shutil.copy(source, folder / source.name)
+    plain, colon = plain_dir / shipped.name, colon_dir / shipped.name
+    escaped = str(colon).replace(":", "\\:")
+    specs = [
+        f"ppo:{plain}",  # unquoted
+        f"ppo:'{colon}'",  # a quoted bare path holding ':'
+        f'puct:sims=2:model="{colon}"',  # a quoted value
+        f"puct:sims=2:model={escaped}",  # an escaped ':'
+    ]
+    cli.tournament(",".join(specs), num_players=4, games=4, seed=3, json_output=True,
+                   progress=False)  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 4
+    sha256 = hashlib.sha256(shipped.read_bytes()).hexdigest()
+    entries = out["provenance"]["agents"]
+    assert [e["spec"] for e in entries] == specs
+    expected = [plain, colon, colon, colon]
+    assert [e["models"] for e in entries] == [
+        [{"path": str(path), "sha256": sha256}] for path in expected
+    ]
+
+
 def test_agent_objects_and_functions_play_in_a_tournament() -> None:
     """Issue 38: a function or an agent object is accepted beside specs, named by its name."""
     import numpy as np

@@ -188,6 +188,7 @@ def ppo_rollout_share(
             model = selfplay.make_model(config, venv)
             if snapshot and config.snapshot_weight > 0:
                 from agents.learned.policy_file import save_policy
+                from train.league import snapshot_spec
 
                 path = save_policy(
                     model,
@@ -195,8 +196,7 @@ def ppo_rollout_share(
                     num_players=config.num_players,
                     setup=config.setup,
                 )
-                suffix = "" if config.snapshot_deterministic else ":deterministic=0"
-                league.snapshots.append(f"ppo:{path}{suffix}")
+                league.snapshots.append(snapshot_spec(path, config.snapshot_deterministic))
             raw.env_method("set_opponent_sampler", _timed_sampler(league, clock))
             venv.seed(config.seed)
             total = (warmup + rollouts) * config.n_steps * config.n_envs

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import agents
+from agents.spec import format_spec
 
-__all__ = ["League", "opponent_kind"]
+__all__ = ["League", "opponent_kind", "snapshot_spec"]
 
 
 class League:
@@ -62,6 +64,13 @@ class League:
         d = self.__dict__.copy()
         d["_cache"] = {}
         return d
+
+
+def snapshot_spec(path: str | Path, deterministic: bool) -> str:
+    """The ``ppo:PATH`` spec of a frozen learner saved at ``path`` (``:deterministic=0`` when
+    it samples), written by the spec grammar (``agents.spec.format_spec``) so that a path
+    holding ``:`` (``runs/10:00/...``, ``C:/...``) reads back whole."""
+    return format_spec("ppo", str(path), {} if deterministic else {"deterministic": 0})
 
 
 def opponent_kind(name: str) -> str:

@@ -33,7 +33,7 @@ from train.config import NUMPY_SEED_LIMIT, Config, fold_seed
 from train.device import learner_device
 from train.envs import make_vec_env
 from train.evaluation import evaluation_due, periodic_evaluation
-from train.league import League, opponent_kind
+from train.league import League, opponent_kind, snapshot_spec
 from train.progress import ProgressCallback
 
 __all__ = ["SelfPlayCallback", "learn", "lr_schedule", "make_model"]
@@ -183,8 +183,7 @@ class SelfPlayCallback(BaseCallback):
             setup=self.config.setup,
             training=dataclasses.asdict(self.config),
         )
-        suffix = "" if self.config.snapshot_deterministic else ":deterministic=0"
-        self.league.snapshots.append(f"ppo:{path}{suffix}")
+        self.league.snapshots.append(snapshot_spec(path, self.config.snapshot_deterministic))
         del self.league.snapshots[: -self.config.max_snapshots]
         env = self.training_env
         assert isinstance(env, VecEnv)

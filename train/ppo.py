@@ -72,7 +72,7 @@ from train.checkpoints import save_state
 from train.config import Config, fold_seed
 from train.device import learner_device, resolve_threads
 from train.evaluation import evaluation_due, periodic_evaluation
-from train.league import League, opponent_kind
+from train.league import League, opponent_kind, snapshot_spec
 from train.ppo_ops import (
     MASKED_LOGIT,
     legal_actions,
@@ -543,8 +543,7 @@ def learn(
             training=dataclasses.asdict(config),
             timesteps=ppo.timesteps,
         )
-        suffix = "" if config.snapshot_deterministic else ":deterministic=0"
-        league.snapshots.append(f"ppo:{path}{suffix}")
+        league.snapshots.append(snapshot_spec(path, config.snapshot_deterministic))
         del league.snapshots[: -config.max_snapshots]
 
     progress = _Progress(config.total_timesteps, budget, elapsed) if progress_bar else None

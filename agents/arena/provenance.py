@@ -1,4 +1,4 @@
-"""What a result was measured with, so that a figure can be cited (issue 38, "Citable results").
+"""What a result was measured with, so that a figure can be cited.
 
 :func:`provenance` is attached to every result JSON of ``fort-env tournament`` and ``fort-env
 ladder``: fort-env's version, the git commit of the checkout it runs from and whether that tree
@@ -18,9 +18,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from agents.spec import parse
+
 __all__ = ["model_files", "provenance", "source_commit"]
 
 _ROOT = Path(__file__).resolve().parents[2]
+_MODEL_SUFFIXES = (".safetensors", ".zip")
+"""The suffixes of the model files a spec can name (a policy file, a Stable-Baselines3 zip)."""
 
 
 def source_commit(root: Path = _ROOT) -> tuple[str | None, bool | None]:
@@ -46,24 +50,25 @@ def _sha256(path: Path) -> str:
 
 
 def model_files(spec: str, num_players: int) -> list[Path]:
-    """The model files an agent spec loads: each ``:``-separated part (or ``model=`` value)
-    that names an existing ``.safetensors`` or ``.zip`` file, or for bare ``ppo`` / ``puct``
-    the shipped network for ``num_players`` (none if none ships)."""
-    name, _, rest = spec.partition(":")
-    found: list[Path] = []
-    for part in rest.split(":") if rest else []:
-        value = part.split("=", 1)[1] if "=" in part else part
-        path = Path(value)
-        if path.suffix in (".safetensors", ".zip") and path.is_file():
-            found.append(path)
-    names_a_model = any(
-        p.startswith("model=") or p.endswith((".safetensors", ".zip")) for p in rest.split(":")
-    )
-    if not found and not names_a_model and name in ("ppo", "puct"):
+    """The model files an agent spec loads: its bare path and each argument value (``model=``
+    and any other) that names an existing ``.safetensors`` or ``.zip`` file, read by the spec
+    grammar (``agents.spec.parse``: quoted and escaped values are unquoted first), or for bare
+    ``ppo`` / ``puct`` the shipped network for ``num_players`` (none if none ships).
+
+    Raises:
+        SpecError: ``spec`` does not parse (``agents.spec.parse``).
+    """
+    parsed = parse(spec)
+    values = list(parsed.args.values())
+    if parsed.path is not None:
+        values.insert(0, parsed.path)
+    found = [Path(v) for v in values if Path(v).suffix in _MODEL_SUFFIXES and Path(v).is_file()]
+    names_a_model = "model" in parsed.args or any(v.endswith(_MODEL_SUFFIXES) for v in values)
+    if not found and not names_a_model and parsed.name in ("ppo", "puct"):
         from agents.learned.zoo import search_model, shipped_models
         from fort_env.game.errors import ModelFileError
 
-        if name == "ppo":
+        if parsed.name == "ppo":
             shipped = shipped_models().get(num_players)
             found += [shipped] if shipped is not None else []
         else:

@@ -310,7 +310,7 @@ def _atom(verb: int, arg: int, e: Econ) -> bool:
         return _gain_pack(e, best)
     if verb == CONVERT:
         return _convert(e)
-    return False  # a verb the model does not know gains nothing (as its C++ twin, rollout_policy)
+    return False  # a verb the model does not know gains nothing (as in its C++ twin, econ.cc)
 
 
 def _choose(e: Econ, arg: int, gather: bool) -> int:

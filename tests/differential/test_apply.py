@@ -33,7 +33,7 @@ from fort_env.game.fields import C_STAGE
 from fort_env.game.rules import handlers, legality
 from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS
 from fort_env.native import backend as cpp_backend
-from tests.differential import harness
+from fort_env.testing import differential as harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

@@ -33,7 +33,7 @@ from fort_env.game.fields import C_SEED
 from fort_env.game.rng import EventRng
 from fort_env.native import backend as cpp_backend
 from fort_env.native import playout
-from tests.differential.harness import game as shared_game
+from fort_env.testing.differential import game as shared_game
 
 if not cpp_backend.available():  # pragma: no cover - the optional-core test covers this
     pytest.skip(

@@ -18,7 +18,7 @@ from fort_env import FortGame
 from fort_env.game.errors import ConfigError
 from fort_env.game.rng import EventRng, mix
 from fort_env.native import backend as cpp_backend
-from tests.differential import harness
+from fort_env.testing import differential as harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

@@ -1,7 +1,7 @@
-"""The fuzz target of the C++ core (``core_fuzz.py``, run by ``scripts/fuzz_core.py`` under
-atheris) without the fuzzer: on its seed corpus, on seeded byte mutations of it, and shown to
-catch the breaches it exists for. ``scripts/sanitize.sh`` runs this file on the ASan + UBSan
-build, so the bad inputs below also reach the sanitizers."""
+"""The fuzz target of the C++ core (``fort_env/testing/core_fuzz.py``, run by
+``scripts/fuzz_core.py`` under atheris) without the fuzzer: on its seed corpus, on seeded byte
+mutations of it, and shown to catch the breaches it exists for. ``scripts/sanitize.sh`` runs
+this file on the ASan + UBSan build, so the bad inputs below also reach the sanitizers."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from fort_env.game.errors import IllegalActionError
 from fort_env.native import backend as cb
 from fort_env.native.backend import CppFortState
-from tests.differential import core_fuzz
-from tests.differential.harness import CONFIGS, game
+from fort_env.testing import core_fuzz
+from fort_env.testing.differential import CONFIGS, game
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from fort_env.game.fields import C_ACTOR, C_DECISION, C_STAGE
 from fort_env.game.stages import ST_OVER
 from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState
-from tests.differential.harness import game
+from fort_env.testing.differential import game
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

@@ -1,5 +1,5 @@
 """The C++ backend plays exactly as the Python engine (docs/cpp.md): random games in lockstep
-(tests/differential/harness.py), and the Python side of the backend switch
+(fort_env/testing/differential.py), and the Python side of the backend switch
 (``FortGame(..., backend="cpp")``, ``CppFortState``). Skipped when the extension is not built.
 
 Every rule and view of ``CppFortState`` is the C++ one (only ``never_strands`` runs the Python
@@ -23,7 +23,15 @@ from fort_env.game.errors import ConfigError, IllegalActionError, StateError
 from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS, StateArrays
 from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState
-from tests.differential.harness import CONFIGS, Checks, Divergence, game, lockstep, replay, schedule
+from fort_env.testing.differential import (
+    CONFIGS,
+    Checks,
+    Divergence,
+    game,
+    lockstep,
+    replay,
+    schedule,
+)
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

@@ -29,7 +29,7 @@ from fort_env.game.fields import C_ACTOR, C_DECISION, C_PC, C_PLAYED_CARD, C_PRO
 from fort_env.game.rules import legality
 from fort_env.game.state_arrays import ARRAYS
 from fort_env.native import backend as cpp_backend
-from tests.differential import harness
+from fort_env.testing import differential as harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

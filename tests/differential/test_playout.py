@@ -33,7 +33,7 @@ from fort_env.game.rng import EventRng
 from fort_env.game.state_arrays import CTX_FIELDS
 from fort_env.native import backend as cpp_backend
 from fort_env.native import playout as P
-from tests.differential import harness
+from fort_env.testing import differential as harness
 
 
 def _usable() -> bool:

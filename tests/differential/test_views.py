@@ -30,9 +30,9 @@ from fort_env.game.constants import IN_BOX, MADE_UP_RULES
 from fort_env.game.errors import ConfigError, StateError
 from fort_env.game.state_arrays import ARRAYS
 from fort_env.native import backend as cpp_backend
+from fort_env.testing import differential as harness
 from fort_env.views.hidden import resample_hidden_seeded
 from fort_env.views.scoring import score_breakdown, winners
-from tests.differential import harness
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(),

@@ -1,7 +1,8 @@
-// agents/bots/heuristics.py (HeuristicAgent: BuilderAgent, ScorerAgent, OpportunistAgent) and
-// agents/bots/econ.py in C++ (see include/fort/bots/rollout_policy.h). The functions keep the
-// Python names (econ_value, simulate, _play_gain -> play_gain, ...), so the two can be read side
-// by side; HeuristicAgent's methods take the bot (`self`: its style and perk order) first.
+// agents/bots/heuristics.py (HeuristicAgent: BuilderAgent, ScorerAgent, OpportunistAgent) in
+// C++ (see include/fort/bots/rollout_policy.h); the economy model it scores actions with,
+// agents/bots/econ.py, is econ.cc, and the seat's view it reads, heuristic_view.h. The functions
+// keep the Python names (_play_gain -> play_gain, ...), so the two can be read side by side;
+// HeuristicAgent's methods take the bot (`self`: its style and perk order) first.
 #include "fort/bots/rollout_policy.h"
 
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "fort/bots/econ.h"
+#include "fort/bots/heuristic_view.h"
 #include "fort/bots/weights.h"
 #include "fort/constants.h"
 #include "fort/game/errors.h"
@@ -20,6 +23,15 @@ namespace fort {
 
 namespace {
 
+using econ::advance;
+using econ::Counts;
+using econ::Econ;
+using econ::econ_of;
+using econ::econ_value;
+using econ::simulate;
+using econ::simulate_play;
+using heuristic::View;
+
 // ---------------------------------------------------------------------- the styles
 // agents.bots.heuristics.BUILDER, SCORER and OPPORTUNIST (econ.Style), their perk orders as a
 // rank per perk index and econ.MAX_REPEAT are generated from the Python source into
@@ -27,287 +39,6 @@ namespace {
 // ECON_MAX_REPEAT. The bots (rollout_policy.h Heuristic) are below, after the handlers.
 
 constexpr double TIE = 1e-9;  // scores this close are ties (drawn uniformly)
-
-// ---------------------------------------------------------------------- econ.Econ
-struct Econ {
-    int stuff[2] = {0, 0};  // [pizza, toys]
-    int pack[2] = {0, 0};
-    int level = 0;
-    int score = 0;
-    int lookout = 0;
-    int pack_cap = 1;
-    int lookout_bonus = 0;
-    int spare_cards = 0;
-    const Game* game = nullptr;  // fort_steps
-    int num_rivals = 0;
-    int rival_packs[MAX_RIVALS][2] = {};
-    int rival_yard_cards = 0;
-    int trashed = 0;
-    int recruited = 0;
-    int rival_trashed = 0;
-    int trash_this = 0;
-    int choice = -1;
-    int convert_from = -1;
-
-    int total(int r) const { return stuff[r] + pack[r]; }
-
-    // Econ.need: (toys, pizza, either) still missing for the next Fort step.
-    std::array<int, 3> need() const {
-        if (level >= MAX_FORT_LEVEL) return {0, 0, 0};
-        const FortStep& step = game->fort_steps[level];
-        const int toys = total(TOYS), pizza = total(PIZZA);
-        const int short_t = std::max(0, step.toys - toys),
-                  short_p = std::max(0, step.pizza - pizza);
-        const int spare = std::max(0, toys - step.toys) + std::max(0, pizza - step.pizza);
-        return {short_t, short_p, std::max(0, step.either - spare)};
-    }
-
-    // Econ.wanted
-    int wanted() const {
-        const auto n = need();
-        if (n[0] != n[1]) return n[0] > n[1] ? TOYS : PIZZA;
-        return stuff[TOYS] < stuff[PIZZA] ? TOYS : PIZZA;
-    }
-};
-
-// econ._rule_points
-double rule_points(const Econ& e, int rule) {
-    switch (rule) {
-        case RULE_PIGGY_BANK:
-            return e.total(TOYS);
-        case RULE_PIZZA_PARTY:
-            return e.total(PIZZA);
-        case RULE_SECRET_STASH:
-            return e.pack[0] + e.pack[1];
-        case RULE_POPULARITY:
-            return e.lookout;
-        case RULE_MINIMALISM:
-            return e.level == 2 ? 8.0 : 0.0;
-        default:
-            return 0.0;
-    }
-}
-
-// econ.econ_value
-double econ_value(const Econ& e, const HeuristicStyle& st, int rule) {
-    double v = st.w_score * e.score + st.level_value[std::min<int>(e.level, MAX_FORT_LEVEL)];
-    const int toys = e.total(TOYS), pizza = e.total(PIZZA);
-    if (e.level < MAX_FORT_LEVEL) {
-        const FortStep& step = e.game->fort_steps[e.level];
-        const int use_t = std::min(toys, step.toys), use_p = std::min(pizza, step.pizza);
-        const int rest = toys - use_t + pizza - use_p;
-        const int useful = use_t + use_p + std::min(rest, step.either);
-        v += st.w_useful * useful + st.w_surplus * (toys + pizza - useful);
-    } else {
-        v += 0.2 * (toys + pizza);
-    }
-    v += st.w_pack * (e.pack[0] + e.pack[1]) + st.w_lookout * e.lookout;
-    v += st.w_trash * e.trashed + st.w_recruit * e.recruited;
-    v += st.w_rival_trash * e.rival_trashed + st.w_trash_this * e.trash_this;
-    if (rule >= 0) v += st.w_rule * rule_points(e, rule);
-    return v;
-}
-
-// econ.Counts
-struct Counts {
-    std::array<int, NUM_SUITS> suits{};
-    int any_suit = 0;
-};
-
-// econ._pay
-void pay(Econ& e, int r, int n) {
-    const int from_stuff = std::min(n, e.stuff[r]);
-    e.stuff[r] -= from_stuff;
-    e.pack[r] -= n - from_stuff;
-}
-
-// econ.advance
-bool advance(Econ& e, int modifier) {
-    if (e.level >= MAX_FORT_LEVEL) return false;
-    const Cost c = advance_cost(e.game->fort_steps[e.level], modifier);
-    const int toys = e.total(TOYS), pizza = e.total(PIZZA);
-    if (toys < c.toys || pizza < c.pizza || toys + pizza < c.toys + c.pizza + c.either)
-        return false;
-    pay(e, TOYS, c.toys);
-    pay(e, PIZZA, c.pizza);
-    for (int k = 0; k < c.either; ++k) pay(e, e.total(TOYS) >= e.total(PIZZA) ? TOYS : PIZZA, 1);
-    e.level += 1;
-    e.pack_cap += 1;
-    return true;
-}
-
-// econ._choose
-int choose(Econ& e, int arg, bool gather) {
-    if (arg != ANY_RESOURCE) return arg;
-    if (e.choice < 0) {
-        const int want = e.wanted();
-        if (gather) {
-            e.choice = e.stuff[want] < STUFF_CAPACITY ? want : 1 - want;
-        } else {  // spend the resource the next step needs less
-            e.choice = e.total(1 - want) ? 1 - want : want;
-        }
-    }
-    return e.choice;
-}
-
-// econ._gain_pack
-bool gain_pack(Econ& e, int p0, int p1) {
-    const int from[2] = {p0, p1};
-    int gained = 0;
-    for (const int r : {static_cast<int>(PIZZA), static_cast<int>(TOYS)}) {
-        const int add = std::min<int>(from[r], STUFF_CAPACITY - e.stuff[r]);
-        e.stuff[r] += add;
-        gained += add;
-    }
-    return gained > 0;
-}
-
-// econ._convert
-bool convert(Econ& e) {
-    if (e.convert_from < 0) {
-        const auto n = e.need();
-        e.convert_from = n[1] > n[0] ? TOYS : PIZZA;
-    }
-    const int src = e.convert_from, dst = 1 - src;
-    if (e.stuff[src] && e.stuff[dst] < STUFF_CAPACITY) {
-        e.stuff[src] -= 1;
-        e.stuff[dst] += 1;
-        return true;
-    }
-    if (e.pack[src]) {
-        e.pack[src] -= 1;
-        e.pack[dst] += 1;
-        return true;
-    }
-    return false;
-}
-
-// econ._atom
-bool atom(int verb, int arg, Econ& e) {
-    switch (verb) {
-        case V_GATHER: {
-            const int r = choose(e, arg, true);
-            if (e.stuff[r] >= STUFF_CAPACITY) return false;
-            e.stuff[r] += 1;
-            return true;
-        }
-        case V_SCORE:
-            e.score += 1;
-            return true;
-        case V_PACK: {
-            if (e.pack[0] + e.pack[1] >= e.pack_cap || e.stuff[0] + e.stuff[1] == 0) return false;
-            const int r = e.stuff[PIZZA] >= e.stuff[TOYS] ? PIZZA : TOYS;
-            e.stuff[r] -= 1;
-            e.pack[r] += 1;
-            return true;
-        }
-        case V_ADVANCE:
-            return advance(e, arg);
-        case V_SPEND: {
-            const int r = choose(e, arg, false);
-            if (e.total(r) == 0) return false;
-            if (e.stuff[r]) {
-                e.stuff[r] -= 1;
-            } else {
-                e.pack[r] -= 1;
-            }
-            return true;
-        }
-        case V_LOOKOUT:
-            if (e.lookout >= e.level + 1 + e.lookout_bonus || e.spare_cards <= 0) return false;
-            e.lookout += 1;
-            e.spare_cards -= 1;
-            return true;
-        case V_TRASH:
-            e.trashed += 1;
-            return true;
-        case V_TRASH_THIS:
-            e.trash_this += 1;
-            return true;
-        case V_RECRUIT:
-            e.recruited += 1;
-            return true;
-        case V_TRASH_RIVAL:
-            if (e.rival_yard_cards <= 0) return false;
-            e.rival_yard_cards -= 1;
-            e.rival_trashed += 1;
-            return true;
-        case V_COPY_PACK:
-            return gain_pack(e, e.pack[0], e.pack[1]);
-        case V_COPY_RIVAL_PACK: {
-            if (e.num_rivals == 0) return false;
-            int best = 0, best_key = -1;
-            for (int k = 0; k < e.num_rivals; ++k) {
-                const int key = std::min<int>(e.rival_packs[k][0], STUFF_CAPACITY - e.stuff[0]) +
-                                std::min<int>(e.rival_packs[k][1], STUFF_CAPACITY - e.stuff[1]);
-                if (key > best_key) best = k, best_key = key;  // the first of equal ones
-            }
-            return gain_pack(e, e.rival_packs[best][0], e.rival_packs[best][1]);
-        }
-        case V_CONVERT:
-            return convert(e);
-        default:
-            return false;
-    }
-}
-
-struct Start {
-    int level, pack, lookout;  // the action's start: what "x Fort Level/Pack/Lookout" count
-};
-
-// econ._count
-int count(int mult, int arg, const Counts& counts, const Start& start) {
-    switch (mult) {
-        case MULT_CONST:
-            return arg;
-        case MULT_SUIT:
-            return counts.suits[arg];
-        case MULT_ANY_SUIT:
-            return counts.any_suit;
-        case MULT_FORT_LEVEL:
-            return start.level;
-        case MULT_PACK_SIZE:
-            return start.pack;
-        case MULT_LOOKOUT_SIZE:
-            return start.lookout;
-        default:
-            return 0;
-    }
-}
-
-// econ._run
-bool run(const Game& g, int32_t node, Econ& e, const Counts& counts, const Start& start) {
-    const EffectNode& nd = g.nodes[node];
-    if (nd.kind == E_ATOM) return atom(nd.a, nd.b, e);
-    if (nd.kind == E_THEN) {
-        if (run(g, nd.a, e, counts, start)) {
-            run(g, nd.b, e, counts, start);
-            return true;
-        }
-        return false;
-    }
-    bool done = false;
-    const int times = std::min(ECON_MAX_REPEAT, count(nd.b, nd.c, counts, start));
-    for (int k = 0; k < times; ++k) done = run(g, nd.a, e, counts, start) || done;
-    return done;
-}
-
-// econ.simulate: run effect `root` (-1: blank) on e in place, as far as it goes.
-bool simulate(const Game& g, int32_t root, Econ& e, const Counts& counts, int resource) {
-    if (root < 0) return false;
-    e.choice = resource;
-    e.convert_from = -1;
-    const Start start{e.level, e.pack[0] + e.pack[1], e.lookout};
-    return run(g, root, e, counts, start);
-}
-
-// econ.simulate_play: a copy of e after using the sides in `order` (0 public, 1 private).
-Econ simulate_play(const Game& g, int card, const int* order, int n_order, const Econ& e,
-                   const Counts& counts, int resource = -1) {
-    Econ out = e;
-    for (int k = 0; k < n_order; ++k) simulate(g, g.effect(card, order[k]), out, counts, resource);
-    return out;
-}
 
 // heuristics.ORDERS (generated: weights.h)
 constexpr auto& ORDERS = HEURISTIC_ORDERS;
@@ -321,104 +52,6 @@ int count_verb_arg(const Game& g, int32_t node, int verb, int arg) {
     if (nd.kind == E_THEN)
         return count_verb_arg(g, nd.a, verb, arg) + count_verb_arg(g, nd.b, verb, arg);
     return count_verb_arg(g, nd.a, verb, arg);
-}
-
-// ---------------------------------------------------------------------- the seat's view
-// What SeatView.from_state gives the heuristic (relative seat r: absolute (p + r) % n).
-struct View {
-    const State& s;
-    const Game& g;
-    int p;
-    int n;
-    int kind;
-    int played;        // the leader's played card, -1
-    int running_side;  // StateArrays.running_side
-    int leader_resource;
-    int my_rule = -1;
-    std::vector<int> hand, lookout;
-
-    View(const State& state, int seat)
-        : s(state),
-          g(*state.game),
-          p(seat),
-          n(state.num_players),
-          kind(static_cast<int>(state.ctx[C_DECISION])),
-          played(state.ctx[C_PLAYED_CARD] >= 0 ? static_cast<int>(state.ctx[C_PLAYED_CARD]) : -1),
-          running_side(-1),
-          leader_resource(static_cast<int>(state.ctx[C_LEADER_RESOURCE])) {
-        const int64_t stage = state.ctx[C_STAGE];
-        if (stage == OBS_RUNNING_STAGES[0] || stage == OBS_RUNNING_STAGES[1])
-            running_side = static_cast<int>(state.ctx[C_PROGRAM_SIDE]);
-        for (int i = 0; i < NUM_MADE_UP_RULES; ++i)
-            if (state.rule_loc[i] == seat) {
-                my_rule = i;
-                break;
-            }
-        for (int c = 0; c < state.num_cards; ++c) {
-            if (state.owner[c] != seat) continue;
-            if (state.zone[c] == Z_HAND) hand.push_back(c);
-            if (state.zone[c] == Z_LOOKOUT) lookout.push_back(c);
-        }
-    }
-    int seat(int r) const { return (p + r) % n; }
-    // resources[r]: Stuff pizza, Stuff toys, Pack pizza, Pack toys of relative seat r
-    int res(int r, int k) const { return s.player(seat(r), P_STUFF_PIZZA + k); }
-    int level(int r) const { return s.player(seat(r), P_FORT_LEVEL); }
-    int score(int r) const { return s.player(seat(r), P_SCORE); }
-    int pack_capacity(int r = 0) const {
-        const int cap = level(r) + 1;
-        return s.perk_loc[PERK_XXL_BACKPACK] == seat(r) ? cap + static_cast<int>(XXL_BACKPACK_BONUS)
-                                                        : cap;
-    }
-    int stuff_room(int resource) const {
-        return static_cast<int>(STUFF_CAPACITY) - res(0, resource);
-    }
-    bool in_hand(int c) const { return std::find(hand.begin(), hand.end(), c) != hand.end(); }
-    bool in_lookout(int c) const {
-        return std::find(lookout.begin(), lookout.end(), c) != lookout.end();
-    }
-    // the relative seat whose Yard holds c (0 if none)
-    int rival_yard_owner(int c) const {
-        if (s.zone[c] != Z_YARD || s.owner[c] < 0 || s.owner[c] == p) return 0;
-        return (s.owner[c] - p + n) % n;
-    }
-    bool mine_owned(int c) const {
-        if (s.owner[c] != p) return false;
-        const int64_t z = s.zone[c];
-        return z == Z_HAND || z == Z_DECK || z == Z_DISCARD || z == Z_YARD || z == Z_LOOKOUT;
-    }
-    // suit counts of all my cards (SeatView.all_my_cards)
-    std::array<int, NUM_SUITS> my_suits() const {
-        std::array<int, NUM_SUITS> out{};
-        for (int c = 0; c < s.num_cards; ++c)
-            if (mine_owned(c))
-                for (int k = 0; k < NUM_SUITS; ++k) out[k] += g.suit_counts[c * NUM_SUITS + k];
-        return out;
-    }
-    int suit_count(int c, int k) const { return g.suit_counts[c * NUM_SUITS + k]; }
-};
-
-// Econ.of(view) for relative seat 0.
-Econ econ_of(const View& v) {
-    Econ e;
-    e.game = &v.g;
-    e.stuff[0] = v.res(0, 0);
-    e.stuff[1] = v.res(0, 1);
-    e.pack[0] = v.res(0, 2);
-    e.pack[1] = v.res(0, 3);
-    e.level = v.level(0);
-    e.score = v.score(0);
-    e.lookout = static_cast<int>(v.lookout.size());
-    e.pack_cap = v.pack_capacity(0);
-    e.spare_cards = std::max(0, static_cast<int>(v.hand.size()) - 1);
-    e.num_rivals = v.n - 1;
-    for (int r = 1; r < v.n; ++r) {
-        e.rival_packs[r - 1][0] = v.res(r, 2);
-        e.rival_packs[r - 1][1] = v.res(r, 3);
-    }
-    for (int c = 0; c < v.s.num_cards; ++c)
-        if (v.s.zone[c] == Z_YARD && v.s.owner[c] >= 0 && v.s.owner[c] != v.p) ++e.rival_yard_cards;
-    return e;
 }
 
 // ---------------------------------------------------------------------- card values

@@ -1,16 +1,17 @@
-"""The coverage-guided fuzz target of the C++ core (issue 16 item 7): ``from_dict`` +
-``apply_action`` on both backends, and the raw ``_core`` entry points on unchecked arrays.
+"""The coverage-guided fuzz target of the C++ core: ``from_dict`` + ``apply_action`` on both
+backends, and the raw ``_core`` entry points on unchecked arrays.
 
 One input (bytes) is a saved state and what to do with it (:func:`encode` / :func:`decode`)::
 
     [config] [flags] [p1] [p2]  state bytes (every array of ``ARRAYS``, then ctx)  actions...
 
-``config`` picks one of :data:`harness.CONFIGS`; the state bytes are the arrays' raw bytes
-(``ARRAYS`` order, native byte order, then the int64 ``ctx``), so a byte-level mutation of the
-fuzzer is a mutation of one field of a saved state; ``flags`` and ``p1``/``p2`` ask for a
-structural corruption of the dict (:func:`_corrupt`: a key removed, a value of another type,
-a wrong version...), and each pair of action bytes is one action: a legal one (by index), a
-raw int (possibly illegal or out of range) or a value of another type.
+``config`` picks one of :data:`fort_env.testing.differential.CONFIGS` (with the shipped card
+set); the state bytes are the arrays' raw bytes (``ARRAYS`` order, native byte order, then the
+int64 ``ctx``), so a byte-level mutation of the fuzzer is a mutation of one field of a saved
+state; ``flags`` and ``p1``/``p2`` ask for a structural corruption of the dict
+(:func:`_corrupt`: a key removed, a value of another type, a wrong version...), and each pair
+of action bytes is one action: a legal one (by index), a raw int (possibly illegal or out of
+range) or a value of another type.
 
 :func:`one_input` then checks, raising :class:`Finding` on any breach:
 
@@ -32,8 +33,8 @@ raw int (possibly illegal or out of range) or a value of another type.
    must never crash (the fuzz build has ASan and UBSan; a crash there kills the process,
    which the driver reports). The raw state also goes to every built-in policy
    (``_core.policy_action``) and to a playout (or a batch on two threads) with one of them,
-   as does its re-deal (issue 26: ``builder`` read out of bounds at a position with no legal
-   action).
+   as does its re-deal (a position with no legal action is where a policy once read out of
+   bounds).
 5. **Re-deal and playouts.** (``flags & 32``) The loaded state (after its actions) re-dealt
    for seat ``p1 % n`` with seed ``p2``: the same state from ``hidden.resample_hidden_seeded``
    and ``_core.resample_hidden``, or the same error (``StateError``); a running re-deal has a
@@ -45,6 +46,16 @@ raw int (possibly illegal or out of range) or a value of another type.
 ``scripts/fuzz_core.py`` runs it under atheris (coverage of the C++ core and of the Python
 validation); ``tests/differential/test_fuzz_target.py`` runs it on the seed corpus and on
 seeded random mutations of it without atheris, so the plain and sanitizer test runs cover it.
+
+Without atheris, on a core of your own build::
+
+    import random
+    from fort_env.testing import core_fuzz
+
+    rng = random.Random(0)
+    corpus = [data for _, data in core_fuzz.seed_corpus(4, seed=0)]
+    for i in range(1000):
+        core_fuzz.one_input(core_fuzz.mutate(corpus[i % len(corpus)], rng))  # Finding: a breach
 """
 
 from __future__ import annotations
@@ -60,9 +71,9 @@ from typing import Any
 
 import numpy as np
 
-from fort_env import FortGame, FortState, StateError
+from fort_env.core import FortGame, FortState
 from fort_env.game.constants import MADE_UP_RULES, NUM_SUITS, PERKS, ZONES
-from fort_env.game.errors import ConfigError, FortError, IllegalActionError
+from fort_env.game.errors import ConfigError, FortError, IllegalActionError, StateError
 from fort_env.game.facts import config_card_set
 from fort_env.game.fields import C_PROGRAM_LENGTH
 from fort_env.game.rng import EventRng
@@ -70,8 +81,8 @@ from fort_env.game.state_arrays import ARRAYS, CTX_FIELDS, MAX_STEPS, PLAYER_FIE
 from fort_env.native import backend as cb
 from fort_env.native import playout as P
 from fort_env.native.policies import POLICIES
+from fort_env.testing.differential import CONFIGS, game
 from fort_env.views.hidden import resample_hidden_seeded
-from tests.differential.harness import CONFIGS, game
 
 HEADER = 4  # config, flags, p1, p2
 CARD_ARRAYS = ("zone", "owner", "pos", "mark", "coin_as")  # a card entry's fields, in order
@@ -116,7 +127,7 @@ def _sizes(g: FortGame) -> list[tuple[str, Any, tuple[int, ...]]]:
 def state_size(config: int) -> int:
     """Bytes of a state of configuration ``config`` (index into ``CONFIGS``), ctx included."""
     g = game(*CONFIGS[config], "python")
-    arrays = sum(dt.itemsize * int(np.prod(shape)) for _, dt, shape in _sizes(g))
+    arrays = sum(int(dt.itemsize) * int(np.prod(shape)) for _, dt, shape in _sizes(g))
     return arrays + 8 * len(CTX_FIELDS)
 
 
@@ -251,7 +262,7 @@ def _same(what: str, py: Any, cpp: Any) -> None:
         raise Finding(f"{what} differs\n  python: {py!r}\n  cpp:    {cpp!r}")
 
 
-def _load(d: dict[str, Any], n: int, setup: str) -> tuple[FortState, FortState] | None:
+def _load(d: dict[str, Any], n: int, setup: str) -> tuple[FortState, cb.CppFortState] | None:
     """Both backends' ``from_dict`` of ``d``: the same outcome, ``StateError`` only."""
     results: list[Any] = []
     for backend in ("python", "cpp"):
@@ -280,7 +291,7 @@ def _actions(data: bytes, num_actions: int) -> Iterator[tuple[int, int]]:
         yield data[i], data[i + 1]
 
 
-def _play(py: FortState, cpp: FortState, actions: bytes) -> int:
+def _play(py: FortState, cpp: cb.CppFortState, actions: bytes) -> int:
     """Apply the input's actions to both states, comparing; returns the steps taken."""
     num = py.game.num_distinct_actions
     steps = 0
@@ -373,7 +384,7 @@ def _raw_policies(core: Any, state: Any, p1: int) -> None:
             core.playout(state, code, p1)
 
 
-def _redeal_and_play(py: FortState, cpp: FortState, p1: int, p2: int) -> None:
+def _redeal_and_play(py: FortState, cpp: cb.CppFortState, p1: int, p2: int) -> None:
     """Check 5: the loaded state re-dealt alike by both engines, and played out."""
     observer, seed = p1 % py.game.num_players, p2
     core = cb.require()

@@ -1,6 +1,7 @@
-"""Lockstep differential harness: one random game on the Python engine and on the C++ backend
-(``FortGame(..., backend="cpp")``, a :class:`~fort_env.native.backend.CppFortState`) at once,
-comparing at every decision everything the API shows (docs/cpp.md, issue 16).
+"""The lockstep differential harness: one random game on the Python engine and on the C++
+backend (``FortGame(..., backend="cpp")``, a :class:`~fort_env.native.backend.CppFortState`) at
+once, comparing at every decision everything the API shows (docs/cpp.md, "The lockstep
+harness").
 
 At each decision: ``current_player``, ``decision``, ``legal_actions``, ``legal_actions_mask``,
 ``local_legal_actions`` (the raw list, in order), ``to_dict`` (as JSON text: Python ints on
@@ -17,6 +18,17 @@ The actions are drawn by ``random.Random`` from the legal list, seeded by (game 
 ``action_seed``), so a run is reproducible. Which parts of the C++ backend are compiled is
 irrelevant here: what is not yet ported falls back to the Python engine (``CppFortState``),
 so the comparison tightens as the ports land.
+
+Your own card set: pass its directory as ``cards`` (both engines compile it)::
+
+    from fort_env.testing.differential import lockstep, schedule
+
+    for num_players, setup, seed in schedule(60):
+        lockstep(num_players, setup, seed, cards="my_cards/")
+
+``tests/differential/test_lockstep.py`` runs it on the shipped set, ``scripts/differential.py``
+on many games. Errors: :class:`Divergence` (an ``AssertionError``); ``ConfigError`` when the
+compiled core is not usable or the card set does not load.
 """
 
 from __future__ import annotations
@@ -28,20 +40,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fort_env import FortGame, FortState
+from fort_env.core import FortGame, FortState
 from fort_env.game.state_arrays import ARRAYS
 
 CONFIGS: tuple[tuple[int, str], ...] = tuple(
     (n, setup) for n in (2, 3, 4) for setup in ("basic", "advanced")
 )
-_GAMES: dict[tuple[int, str, str], FortGame] = {}
+"""The configurations :func:`schedule` cycles through: every player count and setup."""
+_GAMES: dict[tuple[int, str, str, str | None], FortGame] = {}
 
 
-def game(num_players: int, setup: str, backend: str) -> FortGame:
-    """One shared ``FortGame`` per configuration and backend (building one compiles cards)."""
-    key = (num_players, setup, backend)
+def game(num_players: int, setup: str, backend: str, cards: str | None = None) -> FortGame:
+    """One shared ``FortGame`` per configuration, backend and card set (``cards``: a card data
+    directory, ``None`` for the shipped set), built once: building one compiles the cards.
+
+    Raises:
+        ConfigError: a bad configuration or card set, or no compiled core for ``"cpp"``.
+    """
+    key = (num_players, setup, backend, cards)
     if key not in _GAMES:
-        _GAMES[key] = FortGame(num_players, setup, backend=backend)
+        _GAMES[key] = FortGame(num_players, setup, cards, backend=backend)
     return _GAMES[key]
 
 
@@ -73,12 +91,16 @@ class Checks:
 
 @dataclass
 class GameResult:
+    """One lockstep game: its configuration and deal, the decisions played, whether it
+    ended, and the actions (replay them with :func:`replay`)."""
+
     num_players: int
     setup: str
     seed: int
     decisions: int = 0
     terminal: bool = False
     actions: list[int] = field(default_factory=list)
+    cards: str | None = None
 
 
 def _raw(s: FortState) -> dict[str, bytes]:
@@ -88,8 +110,9 @@ def _raw(s: FortState) -> dict[str, bytes]:
 
 
 def _fail(res: GameResult, what: str, py: object, cpp: object) -> Divergence:
+    cards = "" if res.cards is None else f"cards {res.cards!r}, "
     return Divergence(
-        f"{what} differs: {res.num_players} players, {res.setup!r}, seed {res.seed}, "
+        f"{what} differs: {res.num_players} players, {res.setup!r}, {cards}seed {res.seed}, "
         f"decision {res.decisions}\n  python: {py!r}\n  cpp:    {cpp!r}\n"
         f"  actions so far: {res.actions}"
     )
@@ -163,6 +186,7 @@ def lockstep(
     action_seed: int = 0,
     checks: Checks | None = None,
     max_decisions: int | None = None,
+    cards: str | None = None,
 ) -> GameResult:
     """Play one random game on both backends in lockstep, comparing at every decision.
 
@@ -172,18 +196,19 @@ def lockstep(
         action_seed: varies the random actions for the same deal.
         checks: what to compare (default: everything).
         max_decisions: stop after this many decisions (``None``: play to the end).
+        cards: a card data directory (``None``: the shipped set).
 
     Returns:
         the :class:`GameResult` (decisions played, whether it ended, the actions).
 
     Raises:
         Divergence: the first difference, with the actions that lead to it.
-        ConfigError: the C++ backend is not usable.
+        ConfigError: the C++ backend is not usable, or the card set does not load.
     """
     checks = checks or Checks()
-    py = game(num_players, setup, "python").new_initial_state(seed)
-    cpp = game(num_players, setup, "cpp").new_initial_state(seed)
-    res = GameResult(num_players, setup, seed)
+    py = game(num_players, setup, "python", cards).new_initial_state(seed)
+    cpp = game(num_players, setup, "cpp", cards).new_initial_state(seed)
+    res = GameResult(num_players, setup, seed, cards=cards)
     rng = random.Random(seed * 1_000_003 + action_seed)
     while True:
         compare(py, cpp, res, checks)
@@ -208,12 +233,12 @@ def lockstep(
 
 
 def replay(
-    num_players: int, setup: str, seed: int, actions: list[int]
+    num_players: int, setup: str, seed: int, actions: list[int], cards: str | None = None
 ) -> tuple[FortState, FortState]:
     """Both backends' states after ``actions`` from the deal of ``seed`` (to study a
-    :class:`Divergence`)."""
-    py = game(num_players, setup, "python").new_initial_state(seed)
-    cpp = game(num_players, setup, "cpp").new_initial_state(seed)
+    :class:`Divergence`; ``cards`` as for :func:`lockstep`)."""
+    py = game(num_players, setup, "python", cards).new_initial_state(seed)
+    cpp = game(num_players, setup, "cpp", cards).new_initial_state(seed)
     for a in actions:
         py.apply_action(a)
         cpp.apply_action(a)

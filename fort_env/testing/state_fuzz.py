@@ -9,11 +9,22 @@ mutated dict is loaded with ``FortState.from_dict``:
 
 - ``rejected``: it raised ``StateError`` (naming a field);
 - ``accepted``: it loaded, and random legal actions then played it to the end with the
-  invariants of ``tests/test_invariants.py`` held at every step (``check_state``; scores and
+  invariants of :mod:`fort_env.testing.invariants` held at every step (``check_state``; scores and
   Fort Levels never fall; an observation for the actor; a legal action whenever the game is not
   over; the end within ``MAX_DECISIONS``; the final scores, winners and returns computed);
 - ``failure``: anything else (another exception at load or in play, a broken invariant, a soft
   lock). The target is zero.
+
+Your own card set: pass its directory as ``cards`` to both builders (the bases are positions
+of that set, and their mutations load into it)::
+
+    from fort_env.testing.state_fuzz import make_bases, try_mutation
+
+    bases = make_bases(20, seed=0, cards="my_cards/")
+    for i in range(2000):
+        config, base = bases[i % len(bases)]
+        outcome, changes = try_mutation(config, base, seed=i, cards="my_cards/")
+        assert outcome.kind != "failure", (outcome.detail, changes)
 """
 
 from __future__ import annotations
@@ -26,31 +37,42 @@ from typing import Any
 
 import numpy as np
 
-from fort_env import FortGame, FortState, StateError
+from fort_env.core import FortGame, FortState
 from fort_env.game.constants import MADE_UP_RULES, PERKS, ZONES
+from fort_env.game.errors import StateError
 from fort_env.game.fields import P_FORT_LEVEL, P_SCORE
 from fort_env.game.state_arrays import CTX_FIELDS, PLAYER_FIELDS
-from tests.test_invariants import MAX_DECISIONS, check_state
+from fort_env.testing.invariants import MAX_DECISIONS, check_state
 
 CONFIGS = [(2, "basic"), (3, "basic"), (4, "basic"), (2, "advanced"), (3, "advanced")]
-_GAMES: dict[tuple[int, str], FortGame] = {}
+"""The configurations :func:`make_bases` cycles through."""
+_GAMES: dict[tuple[int, str, str | None], FortGame] = {}
 
 
-def game_for(num_players: int, setup: str) -> FortGame:
-    key = (num_players, setup)
+def game_for(num_players: int, setup: str, cards: str | None = None) -> FortGame:
+    """One shared ``FortGame`` per configuration and card set (``cards``: a card data
+    directory, ``None`` for the shipped set), on the default backend.
+
+    Raises:
+        ConfigError: a bad configuration or card set.
+    """
+    key = (num_players, setup, cards)
     if key not in _GAMES:
-        _GAMES[key] = FortGame(num_players, setup)
+        _GAMES[key] = FortGame(num_players, setup, cards)
     return _GAMES[key]
 
 
-def make_bases(count: int, seed: int = 0) -> list[tuple[tuple[int, str], dict[str, Any]]]:
+def make_bases(
+    count: int, seed: int = 0, cards: str | None = None
+) -> list[tuple[tuple[int, str], dict[str, Any]]]:
     """``count`` valid mid-game dicts ``((num_players, setup), d)``: random games stopped at
-    a random decision (every config in turn; some in the draft, some mid-action)."""
+    a random decision (every config in turn; some in the draft, some mid-action), of the
+    card set ``cards`` (``None``: the shipped set)."""
     rng = np.random.default_rng(seed)
     out = []
     for i in range(count):
         config = CONFIGS[i % len(CONFIGS)]
-        state = game_for(*config).new_initial_state(int(rng.integers(2**31)))
+        state = game_for(*config, cards).new_initial_state(int(rng.integers(2**31)))
         stop = int(rng.integers(0, 400))
         for _ in range(stop):
             if state.is_terminal():
@@ -215,13 +237,16 @@ def play_out(state: FortState, rng: random.Random) -> int:
 
 
 def try_mutation(
-    config: tuple[int, str], base: dict[str, Any], seed: int
+    config: tuple[int, str], base: dict[str, Any], seed: int, cards: str | None = None
 ) -> tuple[Outcome, list[str]]:
-    """Mutate a copy of ``base`` with ``random.Random(seed)``, load it and play it out."""
+    """Mutate a copy of ``base`` (a position of ``config`` with the card set ``cards``, as
+    :func:`make_bases` gives) with ``random.Random(seed)``, load it and play it out; returns
+    the outcome and the changes made. Never raises for what the state does: any exception is
+    the outcome ``failure``."""
     rng = random.Random(seed)
     d = copy.deepcopy(base)
     changes = mutate(d, rng)
-    game = game_for(*config)
+    game = game_for(*config, cards)
     try:
         state = FortState.from_dict(game, d)
     except StateError as exc:
