@@ -18,7 +18,7 @@ WRITTEN = [
     "games/game-0000.json",  # fort-env tournament ... --save games
     "analysis/balance.png",  # fort-env analyze [balance] (--out analysis by default)
     "balance.json",  # docs/cards.md: fort-env analyze balance --json > balance.json
-    "fort_ppo.safetensors",  # the README's SB3 recipe: save_policy(model, "fort_ppo")
+    "fort_ppo.safetensors",  # docs/integrations.md SB3 recipe: save_policy(model, "fort_ppo")
     "fort_ppo.json",
     "out/quickstart.ipynb",  # jupyter nbconvert ... --output-dir out
     "runs/quick/latest/model.safetensors",  # fort-env train

@@ -1,4 +1,5 @@
-"""The README's engine example runs as written and ends the game."""
+"""The README: its engine example runs as written and ends the game, its commands name real
+options, it stays short, and every Python block in it is run by a test."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+INTEGRATIONS = ROOT / "docs" / "integrations.md"
 
 
 def test_engine_example_in_readme_runs() -> None:
@@ -77,12 +80,46 @@ def test_the_readme_commands_in_order_on_a_fresh_folder(tmp_path: Path) -> None:
 
 
 def test_the_ray_section_says_where_rays_token_goes() -> None:
-    """Issue 40: the first RLlib run writes a Ray token under the home folder, unannounced."""
-    text = README.read_text(encoding="utf-8").split(
-        "## Distributed training and tournaments on Ray", 1
-    )
-    assert len(text) == 2
+    """The first RLlib run writes a Ray token under the home folder: the route's page says so."""
+    text = INTEGRATIONS.read_text(encoding="utf-8").split("## Ray RLlib", 1)
+    assert len(text) == 2, "docs/integrations.md has no section '## Ray RLlib'"
     section = " ".join(text[1].split("\n## ", 1)[0].split())
     assert (
         "the first RLlib run writes a token to `~/.ray/auth_token` in your home folder" in section
     )
+
+
+def test_the_readme_is_short_and_starts_with_the_main_job() -> None:
+    """At most 220 lines; its first command after the venv trains the quick preset, and the
+    tests command is the one CI runs (.ci/run)."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 220, f"README.md has {len(text.splitlines())} lines"
+    commands = re.findall(r"```bash\n(.*?)```", text, re.S)
+    assert commands[0].strip() == "python3.11 -m venv .venv && . .venv/bin/activate"
+    assert commands[1].strip().endswith("&& fort-env train --preset quick")
+    assert commands[2].strip() == 'pip install -c constraints.txt -e ".[dev]" && pytest -n 2 -q'
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'pip install -c constraints.txt -e ".[dev]"' in ci and "pytest -n 2 -q" in ci
+
+
+def test_every_python_block_of_the_readme_is_run() -> None:
+    """The README's Python blocks are the two the tests exec: the PettingZoo loop
+    (tests/test_env.py) and the engine example (above). A new one needs a test."""
+    sections = re.split(r"^## ", README.read_text(encoding="utf-8"), flags=re.M)
+    with_code = [s.splitlines()[0] for s in sections[1:] if "```python" in s]
+    assert with_code == ["The PettingZoo environment", "Using the engine"]
+    for section in sections[1:]:
+        assert section.count("```python") <= 1, section.splitlines()[0]
+
+
+def test_every_readme_route_links_its_section_of_the_integrations_page() -> None:
+    """The routes table names Gymnasium, SB3, RLlib, OpenSpiel, TorchRL and Tianshou, each
+    linking a heading that docs/integrations.md has (GitHub's and MkDocs' anchors)."""
+    text = README.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(docs/integrations\.md#([a-z0-9-]+)\)", text)
+    page = INTEGRATIONS.read_text(encoding="utf-8")
+    headings = re.findall(r"^#{2,3} (.+)$", page, re.M)
+    anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).strip().replace(" ", "-") for h in headings}
+    assert set(links) <= anchors, set(links) - anchors
+    for route in ("Gymnasium", "Stable-Baselines3", "RLlib", "OpenSpiel", "TorchRL", "Tianshou"):
+        assert re.search(rf"^\| \[{route}\]\(docs/integrations\.md#", text, re.M), route

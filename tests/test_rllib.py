@@ -133,7 +133,7 @@ def test_ppo_trains_one_iteration_on_two_env_runners(local_ray, tmp_path, monkey
     spec = f"rllib:{checkpoint}:trusted=1"
     games = run_tournament([spec, "random"], 2, 2, seed=0, progress=False)
     assert games["agents"][spec]["games"] == 2
-    # a path relative to the working directory, as the README writes it (loaded afresh)
+    # a path relative to the working directory, as docs/integrations.md writes it (loaded afresh)
     from agents.learned import rllib_agent
 
     rllib_agent._MODULES.clear()

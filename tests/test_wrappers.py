@@ -270,15 +270,15 @@ def test_render_ansi_is_the_learners_view() -> None:
     assert isinstance(text, str) and text.startswith(f"learner: player_{info['seat']}")
 
 
-def test_readme_sb3_snippet_runs(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """README.md's Stable-Baselines3 snippet runs as written (with fewer timesteps)."""
+def test_documented_sb3_snippet_runs(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/integrations.md's Stable-Baselines3 snippet runs as written (fewer timesteps)."""
     pytest.importorskip("sb3_contrib")
     import re
     from pathlib import Path
 
-    readme = Path(__file__).resolve().parent.parent / "README.md"
-    section = readme.read_text(encoding="utf-8").split("## Single-agent training", 1)
-    assert len(section) == 2, "README.md has no section '## Single-agent training ...'"
+    doc = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
+    section = doc.read_text(encoding="utf-8").split("## Stable-Baselines3", 1)
+    assert len(section) == 2, "docs/integrations.md has no section '## Stable-Baselines3'"
     match = re.search(r"```python\n(.*?)```", section[1], re.DOTALL)
     assert match, "the section has no python code block"
     code = replaced(match.group(1), "model.learn(20_000)", "model.learn(256)")
@@ -289,7 +289,7 @@ def test_readme_sb3_snippet_runs(tmp_path: Any, monkeypatch: pytest.MonkeyPatch)
     threads = torch.get_num_threads()
     torch.set_num_threads(2)  # whatever an earlier test left: the snippet must set it
     try:
-        exec(compile(code, "README.md", "exec"), {})
+        exec(compile(code, "docs/integrations.md", "exec"), {})
         # one torch thread, as the trainer: on a shared CPU every core ran it 8-10x slower
         assert torch.get_num_threads() == 1
     finally:
