@@ -20,7 +20,7 @@ from agents.arena.luck import shipped_critic
 from agents.arena.tournament import run_tournament
 from train.checkpoints import save_state
 from train.config import Config
-from train.league import League
+from train.league import League, snapshot_spec
 
 __all__ = [
     "EVALS_PER_BUDGET",
@@ -74,7 +74,7 @@ def evaluate(
     ``num_players - 1`` copies of the opponent, seats rotating), luck-corrected where a table
     critic ships for the game (module docstring).
     """
-    spec = f"ppo:{model_path}" + ("" if config.deterministic_eval else ":deterministic=0")
+    spec = snapshot_spec(model_path, config.deterministic_eval)  # quoted where it must be
     critic = shipped_critic(config.num_players, config.setup)
     out = {}
     for i, opponent in enumerate(opponents):

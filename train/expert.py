@@ -55,6 +55,7 @@ from agents.learned.policy_file import (
     save_policy,
 )
 from agents.learned.ppo import policy_logits, policy_values
+from agents.spec import format_spec
 from fort_env import FortGame
 from fort_env.game.files import check_folders, check_target, make_folders, write_bytes, write_text
 from train.expert_config import ExpertConfig
@@ -332,11 +333,12 @@ def gate(candidate: Path, best: Path, num_players: int, config: ExpertConfig) ->
     if config.gate_games == 0:  # no gate: every candidate is taken
         return {"games": 0, "accepted": True, "needed": needed}
     seed = int(np.random.default_rng([config.seed, 7]).integers(SEED_LIMIT))  # every round's
-    settings = f"sims={config.gate_sims}:c={config.c}:batch={config.batch}"
+    settings: dict[str, Any] = {"sims": config.gate_sims, "c": config.c, "batch": config.batch}
     if config.gumbel:
-        settings += f":gumbel=1:gumbel_actions={config.gumbel_actions}"
-    specs = [f"puct:model={candidate}:{settings}"]
-    specs += [f"puct:model={best}:{settings}"] * (num_players - 1)
+        settings.update(gumbel=1, gumbel_actions=config.gumbel_actions)
+    # by the spec grammar, so that a run folder holding ':' reads back whole
+    specs = [format_spec("puct", None, {"model": str(candidate), **settings})]
+    specs += [format_spec("puct", None, {"model": str(best), **settings})] * (num_players - 1)
     result = run_tournament(
         specs, num_players, config.gate_games, seed=seed, workers=config.workers, progress=False,
         critic=shipped_critic(num_players),

@@ -24,6 +24,14 @@ generator of their own (seeded from the game's seed and :data:`LUCK_KEY`), indep
 real draws and of the agents. Estimating the expectation from ``K`` samples keeps every term
 unbiased; a small ``K`` only leaves some noise in.
 
+**Weights.** Every term has mean zero, so ``u - sum(w_e * term_e)`` is unbiased for any
+weights fixed in advance (control variates). A critic's terms are partly noise (its error in
+telling one draw from another), and a noisy term adds variance; the shipped critics carry
+weights by when the event happens (:class:`LuckWeights`: the deal, then stretches of rounds),
+fitted by least squares on calibration games played before any evaluation
+(``scripts/table_critic/calibrate.py``; their seeds are in the critic's JSON). A critic
+without weights takes every term out in full (AIVAT as published).
+
 **Decisions are not corrected.** AIVAT also corrects the decisions of an agent whose action
 probabilities are known; the project's bots either play deterministically or do not expose
 their probabilities, and a term left out costs variance, never bias.
