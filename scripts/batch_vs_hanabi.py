@@ -12,7 +12,7 @@ against hanabi"). ``fort-env bench --json`` reports the same env figures, as med
 import sys
 
 from fort_env.envs.self_play import self_play_decisions_per_second
-from fort_env.envs.vector import batch_decisions_per_second
+from fort_env.envs.vector_speed import batch_decisions_per_second
 from fort_env.native.playout import playout_decisions_per_second
 from fort_env.tools import bench
 

@@ -82,26 +82,6 @@ class FortVecEnv(DummyVecEnv):
         return super().env_method(method_name, *method_args, indices=indices, **method_kwargs)
 
 
-def vector_decisions_per_second(num_envs: int = 64, seconds: float = 2.0, seed: int = 0) -> float:
-    """Learner decisions per second of a :class:`FortVecEnv` driven with random legal actions
-    (opponents: uniform random), 2 players."""
-    import time
-
-    venv = FortVecEnv(num_envs, seed=seed, num_players=2)
-    rng = np.random.default_rng(seed)
-    venv.reset()
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        masks = venv.action_masks()
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        venv.step(actions)
-        steps += num_envs
-    elapsed = time.perf_counter() - start
-    venv.close()
-    return steps / elapsed
-
-
 # --------------------------------------------------------------------------- the C++ batch
 def _rival_list(opponents: Opponent | Sequence[Opponent], rivals: int) -> list[Opponent]:
     """One opponent per rival seat (``SingleAgentEnv``'s rule: one for all, or one each)."""
@@ -676,28 +656,6 @@ class FortBatchVecEnv(VecEnv):
     def state(self, i: int) -> FortState:
         """A copy of env i's current game (a ``CppFortState``)."""
         return cpp_backend.wrap_core_state(self.game, self._batch.state(i))
-
-
-def batch_decisions_per_second(
-    num_envs: int = 64, seconds: float = 2.0, seed: int = 0, threads: int = 1
-) -> float:
-    """Learner decisions per second of a :class:`FortBatchVecEnv` (2 players, uniformly random
-    opponents built in) driven with uniformly random legal actions, chosen with a few numpy
-    calls over the whole ``(B, N)`` mask: :func:`vector_decisions_per_second`'s measure on the
-    C++ batch (observations and masks filled at every learner decision)."""
-    import time
-
-    venv = FortBatchVecEnv(num_envs, seed=seed, num_players=2, threads=threads)
-    rng = np.random.default_rng(seed)
-    venv.reset()
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        venv.step(random_legal_actions(venv.action_masks(), rng))
-        steps += num_envs
-    elapsed = time.perf_counter() - start
-    venv.close()
-    return steps / elapsed
 
 
 def random_legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

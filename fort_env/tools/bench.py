@@ -418,7 +418,10 @@ def _run_bench(
     arrays = sum(getattr(s0, name).nbytes for name in ARRAYS)
     out["state_bytes"] = int(arrays + CTX_BYTES * len(s0.ctx))  # ctx: a list of int64 values
     try:
-        from fort_env.envs.vector import batch_decisions_per_second, vector_decisions_per_second
+        from fort_env.envs.vector_speed import (
+            batch_decisions_per_second,
+            vector_decisions_per_second,
+        )
     except ImportError:  # stable-baselines3 (the train extra) is not installed
         out["vector64_decisions_per_s"] = out["vector64_batch_decisions_per_s"] = None
     else:
