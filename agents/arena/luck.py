@@ -173,6 +173,8 @@ class TableCritic:
         if getattr(policy, "critic", None) is None:
             raise ModelFileError(weights, "it has no whole-table critic (network.critic)")
         self.policy = policy
+        layer = policy.critic[0]  # the first Linear, transposed once: rows by input feature
+        self._first = (layer.weight.detach().t().contiguous(), layer.bias.detach())
         self.path = weights
         self.sha256 = str(info["sha256"])
         entry = (
@@ -192,9 +194,17 @@ class TableCritic:
         machine those threads spin against each other (a pass of 18 rows took 280 ms)."""
         import torch
 
+        x = np.asarray(tables, np.float32)
+        # A table observation is about 96% zeros, and the positions a correction values share
+        # most of their nonzero features: the first layer reads only the columns some row
+        # uses (a tenth of the multiply-adds; the same sums as the dense layer).
+        cols = np.flatnonzero(np.any(x != 0, axis=0))
         with torch.no_grad():
-            x = torch.from_numpy(np.ascontiguousarray(tables, np.float32))
-            return self.policy.table_values(x).numpy().astype(np.float64)
+            first = self._first
+            h = torch.from_numpy(np.ascontiguousarray(x[:, cols])) @ first[0][cols] + first[1]
+            for layer in list(self.policy.critic)[1:]:
+                h = layer(h)
+            return self.policy.critic_head(h)[:, 0].numpy().astype(np.float64)
 
     def __call__(self, states: Sequence[FortState]) -> np.ndarray:
         """``V``: float64 ``(len(states), num_players)``, each seat's chance to win."""
