@@ -62,7 +62,7 @@ __all__ = [
     "HeuristicAgent",
     "LazyObservation", "MissingInfoError", "OpportunistAgent", "PluginWarning", "RandomAgent",
     "ScorerAgent", "SeatView", "asks_trust", "available", "check_file_spec",
-    "check_seed_argument", "make", "plugin_agents", "register", "with_trust",
+    "check_seed_argument", "is_built_in", "make", "plugin_agents", "register", "with_trust",
 ]  # fmt: skip
 
 # The strongest heuristic, measured by `fort-env tournament` (see the module's tests/notes).
@@ -281,6 +281,12 @@ register("rllib", _rllib)
 
 
 _BUILT_IN = frozenset(_REGISTRY)  # the project's own agents, registered above: never replaced
+
+
+def is_built_in(spec: str) -> bool:
+    """Whether the agent spec ``NAME[:ARGS]`` names one of the project's own agents (not one a
+    plugin or ``register`` added)."""
+    return spec.strip().partition(":")[0].strip() in _BUILT_IN
 
 
 def plugin_agents() -> list[str]:
