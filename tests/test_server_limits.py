@@ -54,15 +54,27 @@ def test_bot_moves_run_at_most_bot_threads_at_once() -> None:
         Thinker(0)
 
 
-def test_serve_hands_uvicorn_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_hands_uvicorn_the_limits(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     uvicorn = pytest.importorskip("uvicorn")
+    from agents.arena.serve_protocol import GuardedH11Protocol
+
     seen: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+
+    def run(self: Any, sockets: Any = None) -> None:
+        seen.update(vars(self.config), port=sockets[0].getsockname()[1])
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     serve_module.serve(port=0)
     for key, value in UVICORN_LIMITS.items():
         assert seen[key] == value
     assert seen["h11_max_incomplete_event_size"] <= 16 * 1024
     assert seen["limit_concurrency"] >= 1 and seen["timeout_keep_alive"] <= 10
+    assert seen["http"] is GuardedH11Protocol  # the head timeout and the per-address cap
+    # port 0: a free port, bound before anything is printed, and the one printed
+    port = seen["port"]
+    assert port > 0 and f"Play Fort at http://127.0.0.1:{port}/" in capsys.readouterr().out
 
 
 def test_a_header_past_the_limit_is_refused_by_h11() -> None:

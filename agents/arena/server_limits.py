@@ -1,17 +1,19 @@
-"""The browser server's resource bounds (``fort-env serve``, issue 42 item 3): how many bot
-moves are computed at once, how much memory their threads keep, and what uvicorn allows a
-connection (header size, idle time, connections at once).
+"""The browser server's resource bounds (``fort-env serve``): how many bot moves are computed at
+once, how much memory their threads and finished games keep, and what a connection is allowed
+(head size, time to send the head, idle time, connections at once, per address).
 
 - :class:`Thinker`: bot moves run in worker threads, at most :data:`BOT_THREADS` at once
   (anyio's own pool would run up to 40: sixteen concurrent 4-player ``ismcts`` games took the
   server from 74 MB to 1.3-1.4 GB that was never given back); later requests wait their turn.
 - :func:`limit_malloc_arenas`: glibc gives each thread that allocates its own arena and keeps
-  freed memory in it; capping the arenas (``mallopt(M_ARENA_MAX)``) and trimming after a game
-  returns that memory to the system. A no-op off glibc.
-- :data:`UVICORN_LIMITS`: uvicorn's settings for :func:`agents.arena.serve.serve`: the h11
-  protocol with a 16 KiB limit on a request's head (a 100 KB header was accepted), at most
-  :data:`MAX_CONNECTIONS` connections (more get 503, so half-open sockets cannot pile up without
-  bound), idle keep-alive connections closed after 5 s.
+  freed memory in it; capping the arenas (``mallopt(M_ARENA_MAX)``) and trimming
+  (:func:`trim_memory`) returns that memory to the system. A no-op off glibc.
+- :data:`UVICORN_LIMITS`: uvicorn's own settings for :func:`agents.arena.serve.serve`: a 16 KiB
+  limit on a request head still arriving (h11's ``max_incomplete_event_size``), at most
+  :data:`MAX_CONNECTIONS` connections (more get 503), idle keep-alive connections closed after
+  5 s. What they leave open (a head that never comes, one address holding every connection,
+  a big head sent whole) is closed by ``agents.arena.serve_protocol`` (:data:`HEAD_TIMEOUT_S`,
+  :data:`MAX_CONNECTIONS_PER_CLIENT`) and ``serve_guard.Guard`` (:data:`MAX_HEAD_BYTES`).
 """
 
 from __future__ import annotations
@@ -28,14 +30,24 @@ BOT_THREADS = 4
 """Bot moves computed at once (worker threads); each runs whole, the rest wait."""
 MAX_CONNECTIONS = 128
 """Connections uvicorn serves at once; more are answered 503 (uvicorn ``limit_concurrency``)."""
+MAX_CONNECTIONS_PER_CLIENT = 16
+"""Connections at once from one client address (``serve_guard.client_key``); one more is
+answered 503 and closed (``serve_protocol``). A browser opens about six per server."""
+HEAD_TIMEOUT_S = 10.0
+"""Seconds a request head (request line and headers) has to arrive whole, from the moment the
+server waits for it, first byte included (``serve_protocol``)."""
+MAX_HEAD_BYTES = 16 * 1024
+"""A request head's size limit, however it arrives: still incomplete (h11) or whole (431,
+``serve_guard.Guard``)."""
 MALLOC_ARENAS = 2
 """glibc malloc arenas (``M_ARENA_MAX``) the server's threads share."""
 UVICORN_LIMITS: dict[str, Any] = {
-    "http": "h11",
-    "h11_max_incomplete_event_size": 16 * 1024,
+    "h11_max_incomplete_event_size": MAX_HEAD_BYTES,
     "limit_concurrency": MAX_CONNECTIONS,
     "timeout_keep_alive": 5,
 }
+"""uvicorn's own settings (``uvicorn.Config``); the protocol, ``http``, is
+``serve_protocol.GuardedH11Protocol`` (h11 with the limits above)."""
 
 _M_ARENA_MAX = -8  # glibc malloc.h
 T = TypeVar("T")
