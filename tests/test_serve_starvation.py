@@ -123,6 +123,36 @@ def test_idle_sockets_from_one_address_do_not_starve_the_others() -> None:
             s.close()
 
 
+def test_an_address_reconnecting_in_a_loop_does_not_starve_the_others() -> None:
+    """The refused connections of one address do not count toward ``limit_concurrency``
+    while they close: 130 sockets from one address, reopened as fast as the server closes
+    them, while a game is played from another."""
+    with live_server() as port:
+        stop = threading.Event()
+        opened = [0]
+
+        def storm() -> None:
+            held = idle_sockets(port, 130)
+            while not stop.is_set():
+                for k, sock in enumerate(held):
+                    if closed_by_server(sock) is not None:
+                        sock.close()
+                        held[k] = idle_sockets(port, 1)[0]
+                        opened[0] += 1
+            for sock in held:
+                sock.close()
+
+        thread = threading.Thread(target=storm, daemon=True)
+        thread.start()
+        time.sleep(0.3)
+        try:
+            assert play_a_game(port) > 2
+        finally:
+            stop.set()
+            thread.join(10)
+        assert opened[0] > 130  # the storm went on while the game was played
+
+
 def test_a_head_must_come_whole_within_the_head_timeout() -> None:
     """The timer starts when the server waits for a head (connection opened, or the previous
     response sent) and is not reset by each byte: a silent socket, a head cut short and a

@@ -74,6 +74,9 @@ class GuardedH11Protocol(H11Protocol):
                 1 for c in self.connections if getattr(c, "client_key", None) == self.client_key
             )  # this one included
             if same > self.max_per_client:
+                # not counted toward limit_concurrency while it closes: an address reconnecting
+                # in a loop would otherwise keep the count up for everyone
+                self.connections.discard(self)
                 text = "too many connections from your address"
                 transport.write(_plain_response(503, "Service Unavailable", text))
                 transport.close()
