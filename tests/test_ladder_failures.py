@@ -131,10 +131,27 @@ def test_the_ladder_command_names_the_failing_bot(plugin_bots: None) -> None:
     assert bad.exit_code == 2
 
 
+def test_a_plugin_factory_that_fails_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fort_env.tools.cli import app
+
+    def broken(args: str | None) -> agents.Agent:
+        raise RuntimeError("no weights")
+
+    monkeypatch.setitem(agents._REGISTRY, "plugin_broken", broken)
+    monkeypatch.setitem(agents._REGISTRY, "plugin_exits", lambda args: sys.exit(5))
+    for name, words in (("plugin_broken", "raised RuntimeError: no weights"),
+                        ("plugin_exits", "called sys.exit(5)")):  # fmt: skip
+        done = CliRunner().invoke(app, ["ladder", "--bots", f"random,{name}", "--games", "1"])
+        assert done.exit_code == 1, done.output
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"error: --bots {name}: "), done.stderr
+        assert f"the agent could not be built: it {words}" in lines[0]
+
+
 def test_built_in_bots_have_no_time_limit_plugins_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The limit is for plugin bots: a built-in slower than it plays on (``greedy`` takes far
+    """The limit is for plugin bots: a built-in slower than it plays on (``builder`` takes far
     more than 1 us a decision)."""
-    result = run_ladder([Bot("greedy", "greedy"), Bot("random", "random")], 2, 2, seed=1,
+    result = run_ladder([Bot("builder", "builder"), Bot("random", "random")], 2, 2, seed=1,
                         progress=False, decision_timeout=1e-6)  # fmt: skip
     assert result["forfeits"] == [] and result["games"] == 2
 

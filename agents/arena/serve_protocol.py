@@ -14,7 +14,8 @@ silent sockets answered everyone 503 for as long as they stayed open. :class:`Gu
 - **a cap per client address**: at most ``max_per_client``
   (:data:`~agents.arena.server_limits.MAX_CONNECTIONS_PER_CLIENT`) connections at once from one
   address (``serve_guard.client_key``: an IP, an IPv6 /64); one more is answered 503 and
-  closed at once, so one address cannot fill ``limit_concurrency``.
+  closed at once, and is not counted toward ``limit_concurrency`` while it closes, so one
+  address, even reconnecting in a loop, cannot fill ``limit_concurrency``.
 
 A head over 16 KiB sent in one write is complete when h11 parses it, so h11's limit (on a head
 still incomplete) does not see it; ``serve_guard.Guard`` refuses it (431).
