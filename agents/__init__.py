@@ -32,7 +32,9 @@ New kinds are added with :func:`register` (a factory of a class can read its arg
 adds its agents to every command (``--workers`` processes included) by naming a module in the
 entry-point group ``fort_env.agents`` (``[project.entry-points."fort_env.agents"] mybot =
 "mypkg.bots"``): each such module is imported when ``agents`` is, and registers its agents as
-it loads. The agent protocol is in ``agents.base``; docs/benchmark.md has a worked example.
+it loads. A plugin that fails to import (``sys.exit()`` in it included) is skipped with one
+:class:`PluginWarning` naming it; the built-in names cannot be registered again (:func:`register`).
+The agent protocol is in ``agents.base``; docs/benchmark.md has a worked example.
 
 Trust: ``trusted=1`` lets ``ppo:`` load a pickled SB3 ``.zip`` and ``rllib:`` a Ray checkpoint
 (pickles: loading one runs any code its author put in it). It is taken only from the caller:
@@ -58,9 +60,9 @@ from fort_env.views.seat import SeatView
 __all__ = [
     "HEURISTIC", "PICKLED_KINDS", "Agent", "BaseAgent", "BuilderAgent", "FunctionAgent",
     "HeuristicAgent",
-    "LazyObservation", "MissingInfoError", "OpportunistAgent", "RandomAgent", "ScorerAgent",
-    "SeatView", "asks_trust", "available", "check_file_spec", "check_seed_argument", "make",
-    "plugin_agents", "register", "with_trust",
+    "LazyObservation", "MissingInfoError", "OpportunistAgent", "PluginWarning", "RandomAgent",
+    "ScorerAgent", "SeatView", "asks_trust", "available", "check_file_spec",
+    "check_seed_argument", "is_built_in", "make", "plugin_agents", "register", "with_trust",
 ]  # fmt: skip
 
 # The strongest heuristic, measured by `fort-env tournament` (see the module's tests/notes).
@@ -68,16 +70,31 @@ HEURISTIC = "builder"
 
 Factory = Callable[[str | None], Agent]
 _REGISTRY: dict[str, Factory] = {}
+_BUILT_IN: frozenset[str] = frozenset()  # the project's own names, set once they are registered
+
+
+class PluginWarning(UserWarning):
+    """An agent plugin (entry-point group ``fort_env.agents``) failed to load and was skipped."""
 
 
 def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
     """Make ``agents.make(f"{name}:ARGS")`` call ``factory(ARGS)`` (``None`` without ARGS).
 
+    ``overwrite`` replaces another registration of ``name``, never a built-in agent's
+    (``random``, ``heuristic``, ``ismcts``, ...): a plugin cannot silently change what a
+    built-in name plays.
+
     Raises:
-        ValueError: ``name`` is taken (and ``overwrite`` is false) or contains ``:`` or ``,``.
+        ValueError: ``name`` is a built-in agent's, is taken (and ``overwrite`` is false), or
+            is empty or contains ``:`` or ``,``.
     """
-    if not name or ":" in name or "," in name:
+    if not isinstance(name, str) or not name or ":" in name or "," in name:
         raise ValueError(f"agent names cannot be empty or contain ':' or ',': {name!r}")
+    if name in _BUILT_IN:
+        raise ValueError(
+            f"agent {name!r} is built in and cannot be re-registered; register the agent "
+            "under another name"
+        )
     if name in _REGISTRY and not overwrite:
         raise ValueError(f"agent {name!r} is already registered")
     _REGISTRY[name] = factory
@@ -263,7 +280,13 @@ def _rllib(args: str | None) -> Agent:
 register("rllib", _rllib)
 
 
-_BUILT_IN = frozenset(_REGISTRY)  # the project's own agents, registered above
+_BUILT_IN = frozenset(_REGISTRY)  # the project's own agents, registered above: never replaced
+
+
+def is_built_in(spec: str) -> bool:
+    """Whether the agent spec ``NAME[:ARGS]`` names one of the project's own agents (not one a
+    plugin or ``register`` added)."""
+    return spec.strip().partition(":")[0].strip() in _BUILT_IN
 
 
 def plugin_agents() -> list[str]:
@@ -274,17 +297,41 @@ def plugin_agents() -> list[str]:
 
 
 def _load_plugins() -> None:
-    """Import every module of the entry-point group ``fort_env.agents`` (module docstring);
-    one that fails to import is skipped with a warning, so a broken plugin never breaks the
-    built-in agents."""
+    """Import every module of the entry-point group ``fort_env.agents`` (module docstring).
+
+    A plugin that fails to import (any exception, ``SystemExit`` from a ``sys.exit()`` in it
+    included; not ``KeyboardInterrupt``) is skipped with one :class:`PluginWarning` naming it,
+    and whatever it registered before failing is taken back: a broken plugin never breaks the
+    built-in agents or a command (``--help`` included). A plugin registering a built-in name
+    fails so (:func:`register`)."""
     import warnings
     from importlib.metadata import entry_points
 
     for ep in entry_points(group="fort_env.agents"):
+        before = dict(_REGISTRY)
         try:
             ep.load()
-        except Exception as exc:  # a plugin's own error: report it, keep the zoo usable
-            warnings.warn(f"agent plugin {ep.name!r} ({ep.value}) failed: {exc}", stacklevel=2)
+            # written into the registry past register(): the built-in names stay the project's
+            replaced = sorted(n for n in _BUILT_IN if _REGISTRY.get(n) is not before[n])
+            if replaced:
+                raise ValueError(f"it replaced the built-in agent(s) {', '.join(replaced)}")
+        except (Exception, SystemExit) as exc:  # a plugin's own failure: report it, go on
+            _REGISTRY.clear()
+            _REGISTRY.update(before)
+            warnings.warn(
+                f"agent plugin {ep.name!r} ({ep.value}) failed to load and is skipped: "
+                f"{_failure_text(exc)}",
+                PluginWarning,
+                stacklevel=2,
+            )
+
+
+def _failure_text(exc: BaseException) -> str:
+    """What a plugin's failure was, on one line (``SystemExit`` says it called ``sys.exit``)."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 _load_plugins()

@@ -35,13 +35,22 @@ def check_agents(specs: list[str], option: str) -> list[Any]:
     game is played; the agents built, one per spec (a command that plays in this process
     plays them, so that a model file is read once, not once more per check)."""
     from agents import make
+    from agents.arena.bot_guard import describe_failure
+    from fort_env.game.errors import ConfigError
+    from fort_env.tools.cli_errors import EXPECTED
 
     if not specs:
         bad_option(option, "no agent given")
     built = []
     for spec in specs:
         with failures(f"{option} {spec}"):
-            built.append(make(spec))
+            try:
+                built.append(make(spec))
+            except EXPECTED:
+                raise
+            except (Exception, SystemExit) as exc:  # a plugin's own bug, sys.exit() included
+                problem = f"the agent could not be built: it {describe_failure(exc)}"
+                raise ConfigError(problem) from None
     return built
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from agents.arena.bot_guard import DEFAULT_DECISION_TIMEOUT_S
 from agents.cli_checks import MAX_SEED, check_agents, check_game, split_specs
 from fort_env.tools.cli_errors import bad_option, failures
 
@@ -20,6 +21,7 @@ def register_ladder(app: Any) -> None:
     fort-env ladder [--num-players N] [--games G] [--seed S] [--workers W] [--bots A,B,...]
                     [--ismcts-ms 10,50] [--ppo-quick PATH] [--ppo-full PATH] [--add SPECS]
                     [--out DIR] [--write-docs] [--doc MD] [--plot PNG] [--json] [--setup ...]
+                    [--decision-timeout SECONDS]
 
     It prints the table (or ``--json``) and writes nothing unless asked: ``--out DIR`` writes
     the result, plot and section into ``DIR``; ``--write-docs`` regenerates the tracked
@@ -149,6 +151,18 @@ def register_ladder(app: Any) -> None:
                 help="The table critic of the luck correction (default: the zoo's).",
             ),
         ] = None,
+        decision_timeout: Annotated[
+            float,
+            typer.Option(
+                "--decision-timeout",
+                min=0,
+                max=86400,
+                metavar="SECONDS",
+                help="The most a plugin bot (an agent that is not built in) may think over one "
+                "decision; past it, it forfeits the table (0: no limit). Any bot that raises "
+                "or plays an illegal action forfeits its table too; the others are played.",
+            ),
+        ] = DEFAULT_DECISION_TIMEOUT_S,
     ) -> None:
         """Rate every bot: a seat-rotated round robin, OpenSkill ratings, a table; with
         --out or --write-docs, a plot and a doc section."""
@@ -253,9 +267,12 @@ def register_ladder(app: Any) -> None:
             command += f" --critic {critic}"
         if write_docs:
             command += " --write-docs"
+        if decision_timeout != DEFAULT_DECISION_TIMEOUT_S:
+            command += f" --decision-timeout {decision_timeout:g}"
         with failures():
             result = run_ladder(entrants, num_players, games, seed, workers, setup,
-                                command=command, critic=chosen)  # fmt: skip
+                                command=command, critic=chosen,
+                                decision_timeout=decision_timeout)  # fmt: skip
             if json_output:
                 sys.stdout.write(json.dumps(result) + "\n")
             else:

@@ -4,6 +4,7 @@ recorded (issue 42, item 3).
     python scripts/soak_serve.py [--clients 16] [--games 1] [--players 4] [--rival ismcts]
                                  [--seed 0] [--port 0] [--max-seconds 300] [--idle-seconds 10]
                                  [--interval 0.5] [--series FILE.csv] [--one-address]
+                                 [--idle-sockets N]
 
 Starts ``python -m fort_env.tools.cli serve --port P`` (a free loopback port unless ``--port``)
 as a subprocess and waits until it answers; a ``--rival`` spec with arguments
@@ -24,6 +25,11 @@ before any game), its peak while the games ran, at the end of the games, and aft
 ``--idle-seconds`` with no request (the kernel's own high-water mark ``VmHWM`` too), and its
 peak thread count. ``--series FILE`` also writes every sample (seconds, RSS MiB, threads) as
 CSV.
+
+``--idle-sockets N`` also holds N connections that never send a byte open from 127.0.0.254
+while the games run (reopening each one the server closes) and reports how many it opened,
+how many the server refused at once (503: its cap per address) or closed later (its head
+timeout), and the most it kept at once; the games must still finish.
 
 ``--max-seconds`` bounds the games: at the limit the clients stop (a request in flight is cut
 off; the server may still finish that bot move), ``stopped_at_limit`` is true, and the figures
@@ -53,6 +59,7 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_SECONDS = 120.0  # the server imports the game, builds any --rival and tries it first
+IDLE_ADDRESS = "127.0.0.254"  # where --idle-sockets come from (no client plays from there)
 
 
 def free_port() -> int:
@@ -110,6 +117,61 @@ class Sampler(threading.Thread):
         with self._lock:
             rows = [r for r in self.samples if r[0] >= since]
         return max((r[1] for r in rows), default=0.0), max((r[2] for r in rows), default=0)
+
+
+class IdleSockets(threading.Thread):
+    """``count`` connections from ``address`` that never send a byte, kept open while the
+    games run: each one the server closes is counted and opened again every ``interval``
+    seconds (an attacker reconnecting). The server should keep at most its per-address cap of
+    them and close the rest, answering 503, and close the ones it keeps after its head
+    timeout; the games must go on meanwhile."""
+
+    def __init__(self, port: int, count: int, address: str = IDLE_ADDRESS) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.count = count
+        self.address = address
+        self.sockets: list[socket.socket] = []
+        self.opened = 0
+        self.refused = 0  # closed by the server with a 503 (its per-address cap)
+        self.closed = 0  # closed by the server without a word (its head timeout)
+        self.held_max = 0
+        self.done = threading.Event()
+
+    def open_one(self) -> None:
+        sock = socket.socket()
+        sock.bind((self.address, 0))
+        sock.connect(("127.0.0.1", self.port))
+        sock.setblocking(False)
+        self.sockets.append(sock)
+        self.opened += 1
+
+    def sweep(self) -> None:
+        kept = []
+        for sock in self.sockets:
+            try:
+                data = sock.recv(4096)
+            except BlockingIOError:
+                kept.append(sock)
+                continue
+            except OSError:
+                data = b""
+            if data.startswith(b"HTTP/1.1 503"):
+                self.refused += 1
+            else:
+                self.closed += 1
+            sock.close()
+        self.sockets = kept
+        self.held_max = max(self.held_max, len(kept))
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            while len(self.sockets) < self.count:
+                self.open_one()
+            time.sleep(0.2)
+            self.sweep()
+        for sock in self.sockets:
+            sock.close()
 
 
 class Soak:
@@ -287,6 +349,13 @@ def main(argv: list[str] | None = None) -> int:
         "cap) instead of one loopback address each",
     )
     parser.add_argument("--series", type=Path, help="write every sample here (CSV)")
+    parser.add_argument(
+        "--idle-sockets",
+        type=int,
+        default=0,
+        help=f"hold this many connections that never send a byte, from {IDLE_ADDRESS}, open "
+        "while the games run (reopened as the server closes them)",
+    )
     args = parser.parse_args(argv)
     if args.clients < 1 or args.games < 1 or args.max_seconds <= 0 or args.interval <= 0:
         parser.error("--clients and --games must be >= 1, --max-seconds and --interval > 0")
@@ -313,6 +382,10 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             start = sampler.sample()
             sampler.start()
+            idle_sockets = IdleSockets(port, args.idle_sockets)
+            if args.idle_sockets:
+                idle_sockets.start()
+                time.sleep(0.5)  # they are there before the first game
             soak = Soak(base, args, args.rival)
             t0 = time.monotonic()
             soak.deadline = t0 + args.max_seconds
@@ -325,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
             for thread in threads:
                 thread.join()
             wall = time.monotonic() - t0
+            idle_sockets.done.set()
             end = sampler.sample()
             peak_rss, peak_threads = sampler.peak()
             time.sleep(args.idle_seconds)
@@ -365,6 +439,14 @@ def main(argv: list[str] | None = None) -> int:
         "samples": len(sampler.samples),
         "failures": len(soak.failures),
     }
+    if args.idle_sockets:
+        result.update(
+            idle_sockets=args.idle_sockets,
+            idle_opened=idle_sockets.opened,
+            idle_refused_503=idle_sockets.refused,
+            idle_closed=idle_sockets.closed,
+            idle_held_max=idle_sockets.held_max,
+        )
     if soak.failures:
         result["first_failures"] = soak.failures[:5]
         print(server_log[-2000:], file=sys.stderr)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import threading
 import time
 import warnings
@@ -274,10 +273,10 @@ def test_binding_beyond_loopback_warns(
 ) -> None:
     import uvicorn
 
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
-    serve.serve("127.0.0.1", 8000)
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    serve.serve("127.0.0.1", 0)  # a free port: serve binds it before anything is printed
     assert "warning" not in capsys.readouterr().out
-    serve.serve("0.0.0.0", 8000)
+    serve.serve("0.0.0.0", 0)
     assert "warning: serving on 0.0.0.0" in capsys.readouterr().out
 
 
@@ -398,14 +397,12 @@ def test_the_view_is_unchanged_when_the_rivals_cards_are_redealt(
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    import uvicorn
+    from agents.arena.serve_protocol import bind_sockets, make_server
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
+    sockets = bind_sockets("127.0.0.1", 0)  # as fort-env serve runs it (its limits included)
+    port = sockets[0].getsockname()[1]
+    srv = make_server(create_app(), sockets)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": sockets}, daemon=True)
     thread.start()
     for _ in range(100):
         if srv.started:

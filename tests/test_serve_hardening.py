@@ -401,10 +401,21 @@ def test_the_allowed_host_option(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_serve_allows_the_address_it_binds(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import uvicorn
+    import socket
+
+    from agents.arena import serve_protocol
 
     apps: list[Any] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **k: apps.append(app))
+
+    class Server:  # what serve runs: the app it built, on sockets bound here instead
+        def __init__(self, app: Any, sockets: Any) -> None:
+            apps.append(app)
+
+        def run(self, sockets: Any) -> None:
+            pass
+
+    monkeypatch.setattr(serve_protocol, "bind_sockets", lambda host, port: [socket.socket()])
+    monkeypatch.setattr(serve_protocol, "make_server", Server)
     serve.serve("192.168.1.5", 8000, ["fort.lan"])
     serve.serve("0.0.0.0", 8000)
     assert "--allowed-host" in capsys.readouterr().out

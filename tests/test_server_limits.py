@@ -54,15 +54,27 @@ def test_bot_moves_run_at_most_bot_threads_at_once() -> None:
         Thinker(0)
 
 
-def test_serve_hands_uvicorn_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_hands_uvicorn_the_limits(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     uvicorn = pytest.importorskip("uvicorn")
+    from agents.arena.serve_protocol import GuardedH11Protocol
+
     seen: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+
+    def run(self: Any, sockets: Any = None) -> None:
+        seen.update(vars(self.config), port=sockets[0].getsockname()[1])
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     serve_module.serve(port=0)
     for key, value in UVICORN_LIMITS.items():
         assert seen[key] == value
     assert seen["h11_max_incomplete_event_size"] <= 16 * 1024
     assert seen["limit_concurrency"] >= 1 and seen["timeout_keep_alive"] <= 10
+    assert seen["http"] is GuardedH11Protocol  # the head timeout and the per-address cap
+    # port 0: a free port, bound before anything is printed, and the one printed
+    port = seen["port"]
+    assert port > 0 and f"Play Fort at http://127.0.0.1:{port}/" in capsys.readouterr().out
 
 
 def test_a_header_past_the_limit_is_refused_by_h11() -> None:
@@ -83,3 +95,55 @@ def test_malloc_settings_apply_on_glibc() -> None:
     trim_memory()  # never raises
     if platform.libc_ver()[0] == "glibc":
         assert applied
+
+
+def test_the_bot_threads_are_let_go_when_idle_and_their_memory_with_them() -> None:
+    """The C++ core keeps each thread's legality-search memo (emptied, never shrunk): bot
+    threads that lived for ever held it, and the server stayed near 290-370 MiB after its
+    games. The Thinker's threads stay while moves keep coming (the memo is reused) and end
+    after ``release_after_s`` without a move (a new thread starts with none)."""
+    from fort_env import FortGame
+    from fort_env.native import backend as cpp_backend
+
+    if not cpp_backend.available():
+        pytest.skip("the compiled core is not built")
+    core = cpp_backend.require()
+    game = FortGame(3, backend="cpp")
+
+    def move() -> int:
+        """A few searches on this thread; its memo's size."""
+        state = game.new_initial_state(seed=1)
+        for _ in range(40):
+            state.apply_action(int(state.legal_actions()[0]))
+        return int(core.search_memo_size())
+
+    thinker = Thinker(threads=1, release_after_s=0.3)
+
+    async def two_moves() -> list[int]:
+        return [await thinker.run(move), await thinker.run(core.search_memo_size)]
+
+    first, kept = anyio.run(two_moves)
+    assert first > 0 and kept == first  # one thread while moves come: its memo kept
+    deadline = time.monotonic() + 10
+    while thinker.releases == 0:
+        assert time.monotonic() < deadline, "the idle pool was never let go"
+        time.sleep(0.05)
+
+    size = anyio.run(thinker.run, core.search_memo_size)
+    assert size == 0  # a fresh thread: the old one's memo went with it
+    assert thinker.releases == 1
+    never = Thinker(release_after_s=None)
+    anyio.run(never.run, lambda: None)
+    time.sleep(0.1)
+    assert never.releases == 0
+
+
+def test_a_finished_game_lets_its_bots_go() -> None:
+    from agents.arena.serve_games import new_game
+
+    game = new_game({"num_players": 2, "bots": ["random"], "seed": 4})
+    game.advance()
+    while not game.state.is_terminal():
+        assert game.bots
+        game.play(int(game.state.legal_actions()[0]))
+    assert game.bots == {} and game.record()["agents"] == game.players

@@ -1,6 +1,7 @@
 """scripts/soak_serve.py runs: a real ``fort-env serve`` subprocess, two clients playing full
-4-player games against ``random`` rivals, the server's memory reported (docs/reliability.md,
-"fort-env serve defends itself"). Marked slow: it starts a server (a few seconds)."""
+4-player games against ``random`` rivals while 130 silent connections are held open, the
+server's memory reported (docs/reliability.md, "fort-env serve defends itself"). Marked slow:
+it starts a server (a few seconds)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def test_the_serve_soak_plays_its_games_and_reports_the_memory(tmp_path: Path) -
     command = [
         sys.executable, str(ROOT / "scripts" / "soak_serve.py"), "--clients", "2",
         "--rival", "random", "--idle-seconds", "1", "--max-seconds", "60",
-        "--series", str(series),
+        "--series", str(series), "--idle-sockets", "130",
     ]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -36,3 +37,6 @@ def test_the_serve_soak_plays_its_games_and_reports_the_memory(tmp_path: Path) -
         assert result[key] > 0, key
     assert result["rss_peak_mib"] >= result["rss_start_mib"]
     assert series.read_text().startswith("seconds,rss_mib,threads\n")
+    # 130 silent connections from one address, reopened as they are closed, starve nobody:
+    # the server keeps its cap per address of them and refuses the rest (503)
+    assert result["idle_refused_503"] > 0 and result["idle_opened"] > 130

@@ -33,6 +33,14 @@ How the games are played
   from the operating system and prints it: the same seed, bots, games and player count give
   the same games (whatever ``--workers``), except that the IS-MCTS bots stop on the clock, so
   their play depends on the machine's speed.
+- **Failures**: every bot plays through ``agents.arena.bot_guard.GuardedAgent``. A bot that
+  raises (or calls ``sys.exit()``), returns an action that is not legal, or, for a plugin bot
+  (an agent that is not built in, ``agents.is_built_in``), thinks longer than
+  ``decision_timeout`` seconds over one decision, forfeits its table: the forfeit is
+  recorded under ``"forfeits"`` naming the bot and the error, the table's games count in the
+  ratings as that many losses of the failing bot to the others (:func:`forfeit_matches`; a
+  bot that fails everywhere sinks to the bottom) and in no other figure (games, win rates,
+  scores: the games actually played), and the other tables are played.
 - **Ratings**: OpenSkill (Plackett-Luce) over all the games of all the tables
   (:func:`agents.arena.tournament.openskill_ratings`, averaged over random game orders), each game
   ranked by final score. The interval is ``mu +- 2 sigma`` (about 95%); the table is ordered
@@ -49,8 +57,12 @@ Result schema (:func:`run_ladder`, ``--json``)
         {"name": str, "spec": str, "games": int, "wins": float, "win_rate": float,
          "win_rate_ci95": [lo, hi], "mean_score": float, "mean_rank": float,
          "mu": float, "sigma": float, "ordinal": float, "interval": [mu - 2 sigma, mu + 2 sigma],
-         "ms_per_decision": float}
+         "ms_per_decision": float, "forfeits": int}     # tables it forfeited
       ],
+      "forfeits": [                    # tables one bot failed at (module docstring)
+        {"table": [name, ...], "bot": name, "error": str}
+      ],
+      "decision_timeout": float | null,  # seconds per decision of a plugin bot
       "head_to_head": {ROW: {COLUMN: float | null}},   # 2 players: ROW's win rate against
                                                        # COLUMN (null on the diagonal)
       "num_players": int, "games_per_table": int, "tables": int, "games": int,
@@ -75,17 +87,18 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena.bot_guard import DEFAULT_DECISION_TIMEOUT_S, BotFailure, GuardedAgent
 from agents.arena.games import GameRecord
 from agents.arena.luck import luck_summary
 from agents.arena.provenance import provenance
-from agents.arena.tournament import display_names, run_tournament, summarize
+from agents.arena.tournament import display_names, openskill_ratings, run_tournament, summarize
 from agents.learned.policy_file import missing_model, preset_model
 from fort_env.game.files import check_target, write_bytes, write_text
 
 __all__ = [
-    "GUIDED_NAMES", "LADDER_KEY", "Bot", "default_bots", "format_ladder", "ladder_markdown",
-    "left_out", "markers", "output_paths", "plot_ladder", "run_ladder", "write_outputs",
-    "write_section",
+    "GUIDED_NAMES", "LADDER_KEY", "Bot", "default_bots", "forfeit_lines", "forfeit_matches",
+    "format_ladder", "ladder_markdown", "left_out", "markers", "output_paths", "plot_ladder",
+    "run_ladder", "write_outputs", "write_section",
 ]  # fmt: skip
 
 LADDER_KEY = 0x1ADDE5  # mixed into every table's seed (module docstring)
@@ -175,7 +188,7 @@ def default_bots(
             continue
         try:
             agent = make(name)
-        except Exception:
+        except (Exception, SystemExit):  # a plugin's bug (sys.exit() too): it stays out
             continue
         plays = getattr(agent, "num_players", None)
         if isinstance(plays, int) and plays != num_players:
@@ -240,8 +253,12 @@ def run_ladder(
     progress: bool = True,
     command: str = "",
     critic: str | Path | None = None,
+    decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT_S,
 ) -> dict[str, Any]:
     """Play every table of ``num_players`` different bots for ``games`` games; rate them.
+
+    A bot that fails forfeits its table (module docstring, "Failures"); ``decision_timeout``
+    is the most seconds a plugin bot may take over one decision (``None`` or 0: no limit).
 
     Returns the JSON-able result of the module docstring (``command`` is stored as given).
     With ``critic`` (a whole-table critic file, ``agents.arena.luck``), each bot's row also
@@ -250,9 +267,11 @@ def run_ladder(
 
     Raises:
         ValueError: fewer bots than ``num_players``, ``num_players`` not 2-4, ``games < 1``,
-            ``workers < 1``, an agent spec that does not build.
+            ``workers < 1``, a negative ``decision_timeout``, every table forfeited.
     """
     from tqdm import tqdm
+
+    from agents import is_built_in
 
     if not 2 <= num_players <= 4:
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
@@ -260,6 +279,10 @@ def run_ladder(
         raise ValueError(f"{len(bots)} bots for {num_players}-player tables: need more bots")
     if games < 1 or workers < 1:
         raise ValueError("games and workers must be at least 1")
+    if decision_timeout is not None and not 0 <= decision_timeout < math.inf:
+        raise ValueError(f"decision_timeout must be >= 0 seconds, got {decision_timeout}")
+    limits = [None if is_built_in(b.spec) else (decision_timeout or None) for b in bots]
+    forfeits: list[dict[str, Any]] = []
     k = len(bots)
     tables = list(itertools.combinations(range(k), num_players))
     records: list[GameRecord] = []
@@ -271,11 +294,23 @@ def run_ladder(
     try:
         for t, table in enumerate(tables):
             bar.set_postfix_str(" v ".join(bots[i].name for i in table))
-            result = run_tournament(
-                [bots[i].spec for i in table], num_players, games,
-                seed=_derive(seed, LADDER_KEY, t), workers=workers, setup=setup, cards=cards,
-                progress=False, return_records=True, critic=critic, with_provenance=False,
-            )  # fmt: skip
+            # each table builds its own bots (in the processes that play them), guarded
+            players = [GuardedAgent(bots[i].name, bots[i].spec, limits[i]) for i in table]
+            try:
+                result = run_tournament(
+                    players, num_players, games,
+                    seed=_derive(seed, LADDER_KEY, t), workers=workers, setup=setup,
+                    cards=cards, progress=False, return_records=True, critic=critic,
+                    with_provenance=False,
+                )  # fmt: skip
+            except BotFailure as exc:  # the bot forfeits the table; the others are played
+                names = [bots[i].name for i in table]
+                forfeits.append({"table": names, "bot": exc.bot, "error": exc.problem})
+                if progress:
+                    bar.write(f"{exc.bot} forfeits {' v '.join(names)}: {exc.problem}",
+                              file=sys.stderr)  # fmt: skip
+                bar.update(games)
+                continue
             for r in result["records"]:
                 r.seating = [table[i] for i in r.seating]  # table index -> ladder index
                 r.index = len(records)
@@ -284,9 +319,17 @@ def run_ladder(
     finally:
         bar.close()
     wall = time.perf_counter() - start
+    if not records:
+        raise ValueError(
+            "every table was forfeited: " + "; ".join(f"{f['bot']} {f['error']}" for f in forfeits)
+        )
     names = [b.name for b in bots]
     summary = summarize(records, names, [b.spec for b in bots], num_players)
     corrected = luck_summary(records, names, num_players) if critic is not None else {}
+    if forfeits:  # a forfeited table's games are rated as the failing bot's losses
+        lost = forfeit_matches(forfeits, names, games)
+        for name, rating in zip(names, openskill_ratings([*records, *lost], k), strict=True):
+            summary["agents"][name]["rating"] = rating
     rows = []
     for name in names:
         a = summary["agents"][name]
@@ -306,6 +349,7 @@ def run_ladder(
                 "ordinal": a["rating"]["ordinal"],
                 "interval": [mu - INTERVAL_SIGMAS * sigma, mu + INTERVAL_SIGMAS * sigma],
                 "ms_per_decision": 1000.0 * a["think_seconds_per_decision"],
+                "forfeits": sum(f["bot"] == name for f in forfeits),
             }
         )
         if name in corrected:
@@ -328,6 +372,8 @@ def run_ladder(
         "setup": setup,
         "wall_seconds": round(wall, 1),
         "command": command,
+        "forfeits": forfeits,
+        "decision_timeout": decision_timeout or None,
         "provenance": provenance([b.spec for b in bots], num_players, setup, cards),
         **({"critic": _critic_of(critic)} if critic is not None else {}),
     }
@@ -338,6 +384,28 @@ def _critic_of(path: str | Path) -> dict[str, str]:
     from agents.learned.policy_file import read_description
 
     return {"path": str(path), "sha256": str(read_description(path)["sha256"])}
+
+
+def forfeit_matches(
+    forfeits: Sequence[dict[str, Any]], names: Sequence[str], games: int
+) -> list[GameRecord]:
+    """The rating matches of forfeited tables (module docstring, "Failures"): ``games`` per
+    table, the failing bot last and the others sharing first place. Only ``seating`` and
+    ``ranks`` mean anything (what ``openskill_ratings`` reads); they are not games and are
+    kept out of every other figure."""
+    index = {name: i for i, name in enumerate(names)}
+    out = []
+    for f in forfeits:
+        seating = [index[name] for name in f["table"]]
+        n = len(seating)
+        ranks = [n if name == f["bot"] else 1 for name in f["table"]]
+        for _ in range(games):
+            out.append(GameRecord(
+                index=-1, seating=seating, totals=[0] * n, breakdown=[], winners=[],
+                ranks=ranks, levels=[0] * n, decisions=0, rounds=0, triggers=[],
+                think=[0.0] * n, decisions_by_seat=[0] * n,
+            ))  # fmt: skip
+    return out
 
 
 def _head_to_head(records: Sequence[GameRecord], names: Sequence[str]) -> dict[str, Any]:
@@ -411,6 +479,8 @@ def format_ladder(result: dict[str, Any]) -> str:
         f"seed {result['seed']}; {result['workers']} worker(s); wall time "
         f"{result['wall_seconds']:.0f} s"
     )
+    for line in forfeit_lines(result):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     return buf.getvalue()
 
 
@@ -423,6 +493,16 @@ def _corrected_cells(row: dict[str, Any], shown: bool) -> list[str]:
         return ["-", "-", "-"]
     lo, hi = c["win_rate_ci95"]
     return [f"{c['win_rate']:.3f}", f"[{lo:.2f}, {hi:.2f}]", f"{c['variance_reduction']:.2f}"]
+
+
+def forfeit_lines(result: dict[str, Any]) -> list[str]:
+    """One line per table a bot forfeited (module docstring, "Failures"), naming the bot, the
+    table and the error; none if every table was played."""
+    out = []
+    for f in result.get("forfeits", []):
+        out.append(f"forfeit: {f['bot']} lost the table {' v '.join(f['table'])}: "
+                   f"{f['error']}")  # fmt: skip
+    return out
 
 
 def plot_ladder(result: dict[str, Any], path: str | os.PathLike[str]) -> Path:
@@ -528,6 +608,9 @@ def ladder_markdown(result: dict[str, Any], plot: str | None = None, when: str =
             f"{row['ordinal']:.2f} | {row['games']} | {row['win_rate']:.3f} | "
             f"[{wlo:.2f}, {whi:.2f}] | {row['ms_per_decision']:.1f} |"
         )
+    forfeits = forfeit_lines(result)
+    if forfeits:
+        lines += ["", *(f"- {line}" for line in forfeits)]
     if plot:
         lines += ["", f"![OpenSkill ratings of the {n}-player ladder]({plot})"]
     h2h = result.get("head_to_head") or {}

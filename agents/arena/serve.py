@@ -60,13 +60,20 @@ The server defends itself against the web pages its user visits and against othe
   :data:`MAX_GAMES_PER_CLIENT` games: a new one replaces that client's own longest idle game;
   at most :data:`MAX_GAMES` in all: a new one replaces the longest idle game. Nobody is refused
   a new game.
+- **Connections.** A request head must come whole within ``server_limits.HEAD_TIMEOUT_S`` of
+  the moment the server waits for it, first byte included (the connection is closed
+  otherwise); one client address holds at most ``server_limits.MAX_CONNECTIONS_PER_CLIENT``
+  connections (one more gets 503); a head over ``server_limits.MAX_HEAD_BYTES`` gets 431
+  however it arrives (``serve_protocol``). A busy port or a host that is not this machine's is
+  one ``ConfigError`` before anything is printed.
 - **Headers.** Every response carries :data:`SECURITY_HEADERS` (a Content-Security-Policy that
   allows the pages' own inline script and style and nothing from elsewhere, no framing, no
   MIME sniffing, no referrer).
 
 The parts, one job each: ``serve_guard`` (the Host/Origin checks, the headers, the body's
 limits), ``serve_games`` (a game, the store of games and its limits, the rivals),
-``serve_view`` (what a seat is shown); this module puts them into the app and runs it.
+``serve_view`` (what a seat is shown), ``serve_protocol`` (the connections, the sockets); this
+module puts them into the app and runs it.
 """
 
 from __future__ import annotations
@@ -108,7 +115,7 @@ from agents.arena.serve_guard import (
     read_json_body,
 )
 from agents.arena.serve_view import rule_texts, seat_view
-from agents.arena.server_limits import UVICORN_LIMITS, Thinker, limit_malloc_arenas
+from agents.arena.server_limits import Thinker, limit_malloc_arenas
 from fort_env.tools.board import with_board
 from fort_env.tools.replay_html import build_frames, render_html
 
@@ -245,21 +252,37 @@ def serve(
 ) -> None:
     """Run the app with uvicorn until interrupted; warns when bound beyond loopback. The
     ``Host`` names allowed: the loopback names, ``host`` itself (unless a wildcard address)
-    and ``allowed_hosts``; ``rivals``: the server's own (:func:`create_app`)."""
-    import uvicorn
+    and ``allowed_hosts``; ``rivals``: the server's own (:func:`create_app`). The sockets are
+    bound first (``port`` 0: a free port, the one printed), and the connections are guarded
+    (``serve_protocol``: a head timeout, a cap per client address).
 
-    allowed = list(allowed_hosts)
-    if host not in LOOPBACK:
-        if host not in WILDCARD:
-            # not a name a browser could send: skipped (uvicorn says whether it binds)
-            with contextlib.suppress(ValueError):
-                allowed.append(host_name(host))
-        print(
-            f"warning: serving on {host}, not loopback: anyone who can reach this machine can "
-            "start games here (there is no login). Browsers must use an allowed name "
-            "(--allowed-host NAME for each name other than the loopback ones and --host)."
-        )
-    app = create_app(allowed_hosts=allowed, rivals=rivals)
-    limit_malloc_arenas()  # the bot threads' freed memory goes back (server_limits)
-    print(f"Play Fort at http://{'[' + host + ']' if ':' in host else host}:{port}/")
-    uvicorn.run(app, host=host, port=port, log_level="warning", **UVICORN_LIMITS)
+    Raises:
+        ConfigError: ``host`` does not resolve or is not this machine's, ``port`` is in use
+            or not allowed (``serve_protocol.bind_sockets``), before anything is printed.
+    """
+    from agents.arena.serve_protocol import bind_sockets, make_server
+
+    sockets = bind_sockets(host, port)
+    try:
+        allowed = list(allowed_hosts)
+        if host not in LOOPBACK:
+            if host not in WILDCARD:
+                # not a name a browser could send: skipped
+                with contextlib.suppress(ValueError):
+                    allowed.append(host_name(host))
+            print(
+                f"warning: serving on {host}, not loopback: anyone who can reach this machine "
+                "can start games here (there is no login). Browsers must use an allowed name "
+                "(--allowed-host NAME for each name other than the loopback ones and --host)."
+            )
+        app = create_app(allowed_hosts=allowed, rivals=rivals)
+        limit_malloc_arenas()  # the bot threads' freed memory goes back (server_limits)
+        server = make_server(app, sockets)
+        bound = sockets[0].getsockname()[1]
+        print(f"Play Fort at http://{'[' + host + ']' if ':' in host else host}:{bound}/",
+              flush=True)  # fmt: skip
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=sockets)
+    finally:
+        for sock in sockets:
+            sock.close()

@@ -124,7 +124,8 @@ class Game:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def advance(self) -> None:
-        """Let the bots move until the person's decision or the end."""
+        """Let the bots move until the person's decision or the end; at the end the bots are
+        let go (a finished game keeps its moves, log and final state only)."""
         state = self.state
         while not state.is_terminal() and state.current_player() != self.seat:
             seat = state.current_player()
@@ -137,6 +138,8 @@ class Game:
                 self.log.append({"player": seat, "text": public_text(state, action)})
             state.apply_action(action)
             self.actions.append(action)
+        if state.is_terminal():
+            self.bots = {}
 
     def play(self, action: int) -> None:
         """The person's action, then the bots' replies. Raises ApiError, the game unchanged,

@@ -1,6 +1,7 @@
 """The HTTP side of ``fort-env serve`` (``agents.arena.serve``'s module docstring, issue 42): the
 ``Host`` and ``Origin`` checks and the security headers (:class:`Guard`, an ASGI middleware),
-the request body's limits (:func:`read_json_body`: JSON only, size, depth, UTF-8), the
+the request head's size (:func:`head_size`, 431 past ``server_limits.MAX_HEAD_BYTES``), the
+request body's limits (:func:`read_json_body`: JSON only, size, depth, UTF-8), the
 integer fields of a body (:func:`int_field`), the address a client is counted by
 (:func:`client_key`), and the refusal every handler raises (:class:`ApiError`).
 """
@@ -18,9 +19,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from agents.arena.server_limits import MAX_HEAD_BYTES
+
 __all__ = [
     "LOOPBACK_NAMES", "MAX_BODY_BYTES", "MAX_JSON_DEPTH", "SECURITY_HEADERS", "ApiError", "Guard",
-    "client_key", "host_name", "int_field", "json_depth", "read_json_body",
+    "client_key", "head_size", "host_name", "int_field", "json_depth", "read_json_body",
 ]  # fmt: skip
 
 MAX_BODY_BYTES = 4096  # a request body's size limit
@@ -134,6 +137,8 @@ class Guard:
             await self.app(scope, receive, send)
             return
         problem = self.refusal(scope["method"], Headers(scope=scope))
+        if head_size(scope) > MAX_HEAD_BYTES:  # whole in one write: h11's limit never saw it
+            problem = 431, f"the request head is over {MAX_HEAD_BYTES} bytes"
         if problem is not None:
             status, message = problem
             response = JSONResponse({"error": message}, status_code=status,
@@ -149,6 +154,16 @@ class Guard:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def head_size(scope: Scope) -> int:
+    """The size in bytes of the request head ``scope`` was parsed from, as sent in HTTP/1.1
+    (request line, each ``name: value`` line, the blank line; the spaces around a value that
+    the parser dropped are not counted)."""
+    line = len(scope["method"]) + len(scope.get("raw_path") or scope["path"].encode()) + 11
+    query = scope.get("query_string") or b""
+    line += len(query) + 1 if query else 0
+    return line + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ())) + 2
 
 
 def json_depth(text: str) -> int:

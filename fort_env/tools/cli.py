@@ -30,7 +30,7 @@ from fort_env.game.inputs import terminal_text  # noqa: E402
 from fort_env.records import load_record  # noqa: E402
 from fort_env.records import replay as replay_record  # noqa: E402
 from fort_env.tools.cli_errors import failures, output_closed  # noqa: E402
-from fort_env.tools.plugins import plugins  # noqa: E402
+from fort_env.tools.plugins import plugin_failures, plugins  # noqa: E402
 from fort_env.views.text import plural, score_line, state_to_string  # noqa: E402
 from fort_env.views.words import action_words, decision_name  # noqa: E402
 
@@ -330,8 +330,9 @@ def _register_other_commands() -> None:
     """The bot zoo's and training's commands live with their packages (``agents/cli.py``,
     ``train/cli.py``) and are found by the ``fort_env.commands`` entry points, so this layer
     imports neither (``fort_env/tools/plugins.py``)."""
-    for register in plugins("fort_env.commands").values():
-        register(app)
+    for name, register in plugins("fort_env.commands").items():
+        with plugin_failures(name, "fort_env.commands"):  # a broken plugin: a warning
+            register(app)
 
 
 _register_other_commands()
