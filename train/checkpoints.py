@@ -25,7 +25,16 @@ from train.run_files import MAX_LEAGUE_ENTRIES, RunFolderError, is_int, is_numbe
 
 __all__ = ["EVAL_META_KEYS", "load_state", "save_checkpoint", "save_state"]
 
-EVAL_META_KEYS = ("timesteps", "wall_seconds", "games", "ci95")
+# an evaluation's entries other than win rates by opponent (the luck-corrected ones sit
+# under their own keys: train/evaluation.py)
+EVAL_META_KEYS = (
+    "timesteps",
+    "wall_seconds",
+    "games",
+    "ci95",
+    "luck_corrected",
+    "luck_corrected_ci95",
+)
 """Keys of an entry of ``eval.json``'s ``evals`` that are not an opponent's win rate."""
 
 

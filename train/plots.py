@@ -50,6 +50,11 @@ def plot_learning_curve(eval_json: Mapping[str, Any], path: Path) -> None:
         games = {e.get("games") for e in pts} - {None}
         label = f"vs {opponent}" + (f" ({max(games)} games each)" if games else "")
         ax2.errorbar(xs, ys, yerr=yerr, marker="o", capsize=3, label=label)
+        corrected = [(e["timesteps"], e["luck_corrected"][opponent]) for e in pts
+                     if opponent in e.get("luck_corrected", {})]  # fmt: skip
+        if corrected:
+            ax2.plot(*zip(*corrected, strict=True), linestyle="--", marker=".",
+                     label=f"vs {opponent}, luck-corrected")  # fmt: skip
     for opponent, final in eval_json.get("final", {}).items():
         ax2.errorbar(
             [eval_json["timesteps"]],
