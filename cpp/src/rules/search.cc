@@ -78,22 +78,98 @@ SingleStep single_step_of(const Game& g, int node) {
 constexpr std::size_t MEMO_ENTRY_LIMIT = 200'000;   // as search.SEARCH_MEMO_LIMIT
 constexpr std::size_t MEMO_BYTES_LIMIT = 48u << 20;  // keys are ~1 KB: bounded by bytes too
 
-uint64_t hash_bytes(const uint8_t* p, std::size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        std::memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 29;
-    }
-    uint64_t w = 0;
-    std::memcpy(&w, p + i, n - i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 32;
-    h *= 0x94D049BB133111EBull;
-    h ^= h >> 31;
-    return h;
+// search.digest + goal: the parts of the state the memo distinguishes, as (pointer, bytes), in
+// a fixed order: every array (the running program's rows only: the rest is never read), then
+// ctx and the goal. Calls f(part, bytes) for each; the memo hashes, compares and stores these
+// parts in place, with no key assembled first (assembling one was most of the memo's cost).
+template <typename F>
+void for_each_key_part(const State& s, const int64_t& goal, F&& f) {
+    const auto part = [&f](const auto& v, std::size_t n) { f(v.data(), n * sizeof(v[0])); };
+    part(s.zone, s.zone.size());
+    part(s.owner, s.owner.size());
+    part(s.pos, s.pos.size());
+    part(s.mark, s.mark.size());
+    part(s.coin_as, s.coin_as.size());
+    part(s.players, s.players.size());
+    part(s.rule_loc, s.rule_loc.size());
+    part(s.perk_loc, s.perk_loc.size());
+    part(s.play_suits, s.play_suits.size());
+    const auto len = static_cast<std::size_t>(
+        std::clamp<int64_t>(s.ctx[C_PROGRAM_LENGTH], 0, MAX_STEPS));
+    part(s.prog, len * PROG_COLUMNS);
+    part(s.done, len);
+    part(s.ctx, s.ctx.size());
+    f(&goal, sizeof goal);
+}
+
+__extension__ typedef unsigned __int128 Wide;
+
+// a 64x64 -> 128-bit product folded to 64 bits (wyhash's mixing step)
+inline uint64_t fold_mul(uint64_t a, uint64_t b) {
+    const Wide r = static_cast<Wide>(a) * b;
+    return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+}
+
+template <typename T>
+inline uint64_t load(const uint8_t* p) {
+    T w;
+    std::memcpy(&w, p, sizeof w);
+    return static_cast<uint64_t>(w);
+}
+
+// The memo key's 64-bit hash (for the table's slots; equal keys are then compared in full),
+// 16 bytes a multiplication.
+uint64_t hash_key(const State& s, int64_t goal) {
+    constexpr uint64_t K0 = 0xA0761D6478BD642Full, K1 = 0xE7037ED1A0B428DBull;
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for_each_key_part(s, goal, [&h](const void* data, std::size_t n) {
+        const auto* p = static_cast<const uint8_t*>(data);
+        std::size_t i = 0;
+        for (; i + 16 <= n; i += 16) h = fold_mul(load<uint64_t>(p + i) ^ K0 ^ h, load<uint64_t>(p + i + 8) ^ K1);
+        // the tail (fewer than 16 bytes) by fixed-size loads
+        uint64_t a = 0, b = n;
+        if (n - i >= 8) {
+            a = load<uint64_t>(p + i);
+            i += 8;
+        }
+        if (n - i >= 4) {
+            b ^= load<uint32_t>(p + i) << 8;
+            i += 4;
+        }
+        if (n - i >= 2) {
+            b ^= load<uint16_t>(p + i) << 40;
+            i += 2;
+        }
+        if (n - i >= 1) b ^= load<uint8_t>(p + i) << 56;
+        h = fold_mul(a ^ K0 ^ h, b ^ K1);
+    });
+    return fold_mul(h ^ K1, h ^ K0);
+}
+
+// The key's length in bytes.
+std::size_t key_size(const State& s, int64_t goal) {
+    std::size_t n = 0;
+    for_each_key_part(s, goal, [&n](const void*, std::size_t k) { n += k; });
+    return n;
+}
+
+// Whether the stored key at `p` (`n` bytes) is this state's key.
+bool key_equals(const uint8_t* p, std::size_t n, const State& s, int64_t goal) {
+    std::size_t at = 0;
+    bool same = true;
+    for_each_key_part(s, goal, [&](const void* data, std::size_t k) {
+        same = same && at + k <= n && std::memcmp(p + at, data, k) == 0;
+        at += k;
+    });
+    return same && at == n;
+}
+
+// The key, written at `p` (key_size bytes).
+void write_key(uint8_t* p, const State& s, int64_t goal) {
+    for_each_key_part(s, goal, [&p](const void* data, std::size_t k) {
+        std::memcpy(p, data, k);
+        p += k;
+    });
 }
 
 struct Memo {
@@ -106,35 +182,47 @@ struct Memo {
     std::weak_ptr<const Game> game;
     const Game* game_ptr = nullptr;
     std::vector<Slot> slots = std::vector<Slot>(1u << 12);
-    std::vector<uint8_t> arena;
+    // the keys, [0, used) of `capacity` bytes: grown by hand, since a vector would zero-fill
+    // what it adds (valgrind counts such a fill byte by byte)
+    std::unique_ptr<uint8_t[]> arena;
+    std::size_t capacity = 0;
+    std::size_t used = 0;
     std::size_t count = 0;
     uint64_t generation = 0;  // bumped by clear()
 
     void clear() {
         std::fill(slots.begin(), slots.end(), Slot{});
-        arena.clear();
+        used = 0;
         count = 0;
         ++generation;
     }
-    // -1 unknown, else the verdict
-    int lookup(uint64_t h, const uint8_t* key, std::size_t n) const {
+    // -1 unknown, else the verdict for the state's key (`n` bytes, hash `h`)
+    int lookup(uint64_t h, std::size_t n, const State& state, int64_t goal) const {
         const std::size_t mask = slots.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             const Slot& s = slots[i];
             if (s.result < 0) return -1;
-            if (s.hash == h && s.len == n && std::memcmp(arena.data() + s.offset, key, n) == 0)
+            if (s.hash == h && s.len == n && key_equals(arena.get() + s.offset, n, state, goal))
                 return s.result;
         }
     }
     bool full(std::size_t n) const {
-        return count >= MEMO_ENTRY_LIMIT || arena.size() + n > MEMO_BYTES_LIMIT;
+        return count >= MEMO_ENTRY_LIMIT || used + n > MEMO_BYTES_LIMIT;
     }
     // The key is stored before the children are searched (the state is consumed by them),
     // and its verdict committed after, unless the memo was cleared in between.
-    uint32_t reserve(const uint8_t* key, std::size_t n) {
+    uint32_t reserve(std::size_t n, const State& state, int64_t goal) {
         if (full(n)) clear();
-        const auto offset = static_cast<uint32_t>(arena.size());
-        arena.insert(arena.end(), key, key + n);
+        const auto offset = static_cast<uint32_t>(used);
+        if (used + n > capacity) {  // (full() keeps used + n within the limit)
+            capacity = std::min(std::max({2 * capacity, used + n, std::size_t{1} << 16}),
+                                MEMO_BYTES_LIMIT);
+            std::unique_ptr<uint8_t[]> bigger(new uint8_t[capacity]);  // (not zeroed)
+            if (used) std::memcpy(bigger.get(), arena.get(), used);
+            arena = std::move(bigger);
+        }
+        used += n;
+        write_key(arena.get() + offset, state, goal);
         return offset;
     }
     void commit(uint64_t h, uint32_t offset, std::size_t n, bool result) {
@@ -171,33 +259,6 @@ Memo& memo_for(const std::shared_ptr<const Game>& game) {
         m.game_ptr = game.get();
     }
     return m;
-}
-
-template <typename T>
-void put(std::vector<uint8_t>& buf, const T* data, std::size_t n) {
-    const auto* p = reinterpret_cast<const uint8_t*>(data);
-    buf.insert(buf.end(), p, p + n * sizeof(T));
-}
-
-// search.digest + goal: every array of the state (the running program's rows only: the rest
-// is never read), then ctx and the goal. Kept as the full key, not a digest.
-void memo_key(const State& s, int64_t goal, std::vector<uint8_t>& buf) {
-    buf.clear();
-    put(buf, s.zone.data(), s.zone.size());
-    put(buf, s.owner.data(), s.owner.size());
-    put(buf, s.pos.data(), s.pos.size());
-    put(buf, s.mark.data(), s.mark.size());
-    put(buf, s.coin_as.data(), s.coin_as.size());
-    put(buf, s.players.data(), s.players.size());
-    put(buf, s.rule_loc.data(), s.rule_loc.size());
-    put(buf, s.perk_loc.data(), s.perk_loc.size());
-    put(buf, s.play_suits.data(), s.play_suits.size());
-    const auto len = static_cast<std::size_t>(
-        std::clamp<int64_t>(s.ctx[C_PROGRAM_LENGTH], 0, MAX_STEPS));
-    put(buf, s.prog.data(), len * PROG_COLUMNS);
-    put(buf, s.done.data(), len);
-    put(buf, s.ctx.data(), s.ctx.size());
-    put(buf, &goal, 1);
 }
 
 // How deep search() may recurse: a play the rules reach needs a few hundred levels at most
@@ -620,13 +681,11 @@ bool search(State& state, int64_t goal) {
     const DepthGuard depth;  // (not in Python: its recursion limit plays this part)
     if (tl_memo_off > 0) return expand(state, goal);
     Memo& memo = memo_for(state.game);
-    thread_local std::vector<uint8_t> key;  // scratch: copied into the memo before recursing
-    memo_key(state, goal, key);
-    const std::size_t n = key.size();
-    const uint64_t h = hash_bytes(key.data(), n);
-    const int known = memo.lookup(h, key.data(), n);
+    const std::size_t n = key_size(state, goal);
+    const uint64_t h = hash_key(state, goal);
+    const int known = memo.lookup(h, n, state, goal);
     if (known >= 0) return known != 0;
-    const uint32_t offset = memo.reserve(key.data(), n);
+    const uint32_t offset = memo.reserve(n, state, goal);
     const uint64_t generation = memo.generation;
     const bool result = expand(state, goal);
     if (memo.generation == generation) memo.commit(h, offset, n, result);
