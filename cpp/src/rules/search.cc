@@ -246,50 +246,10 @@ struct Memo {
     }
 };
 
-thread_local Memo tl_memo;
-thread_local int tl_memo_off = 0;  // MemoOff objects alive on this thread
-
-Memo& memo_for(const std::shared_ptr<const Game>& game) {
-    Memo& m = tl_memo;
-    // A live weak_ptr to the same address is the same Game; an expired one (a Game freed and
-    // another allocated at its address) is not.
-    if (m.game_ptr != game.get() || m.game.expired()) {
-        m.clear();
-        m.game = game;
-        m.game_ptr = game.get();
-    }
-    return m;
-}
-
 // How deep search() may recurse: a play the rules reach needs a few hundred levels at most
 // (its steps and choices, until its serial grows); past this, a state from outside loops
 // (Python's own search would stop with RecursionError, a RuntimeError).
 constexpr int MAX_SEARCH_DEPTH = 1000;
-thread_local int tl_search_depth = 0;
-// Positions expanded by the search begun at depth 0, or by every search of one compute_legal
-// (search.py _Budget): a state written
-// through the views, or a card set whose actions branch at every step, would otherwise make
-// the search exponential and hold the GIL for hours (issue 42); past SEARCH_NODE_BUDGET it
-// throws StateError. The most a game of the shipped cards needs is far below (reliability.md).
-thread_local int64_t tl_search_nodes = 0;
-thread_local int64_t tl_search_nodes_peak = 0;  // the most of one search (search_nodes_peak)
-
-struct DepthGuard {
-    DepthGuard() {
-        if (tl_search_depth == 0) tl_search_nodes = 0;
-        if (++tl_search_depth > MAX_SEARCH_DEPTH) {
-            --tl_search_depth;
-            throw StateError("position", SEARCH_TOO_DEEP);
-        }
-    }
-    ~DepthGuard() { --tl_search_depth; }
-    DepthGuard(const DepthGuard&) = delete;
-    DepthGuard& operator=(const DepthGuard&) = delete;
-};
-
-// the scratch States of this thread (ScratchState), by nesting depth
-thread_local std::vector<std::unique_ptr<State>> tl_scratch;
-thread_local std::size_t tl_scratch_depth = 0;
 
 // The working lists of one level of the search (compute_legal, search_children), taken from a
 // per-thread stack by nesting depth as ScratchState takes its States: once the stack is warm,
@@ -302,20 +262,93 @@ struct Frame {
     std::vector<std::vector<int>> members;  // compute_legal: [0, classes) in use, capacity kept
     std::size_t classes = 0;
 };
-thread_local std::vector<std::unique_ptr<Frame>> tl_frames;
-thread_local std::size_t tl_frame_depth = 0;
+
+// Objects taken by nesting depth (ScratchState's States, FrameLease's Frames): [0, depth) in
+// use, the rest kept for reuse.
+template <typename T>
+struct Pool {
+    std::vector<std::unique_ptr<T>> items;
+    std::size_t depth = 0;
+};
+
+// What the search keeps per thread, in one object: in a shared library each thread_local is
+// reached through a call to __tls_get_addr (and one more for the guard of an object with a
+// destructor), which took as many instructions as the memo's table with one thread_local per
+// counter and pool; now each function looks it up once.
+struct SearchThread {
+    Memo memo;
+    int memo_off = 0;  // MemoOff objects alive on this thread
+    int depth = 0;     // search() levels (DepthGuard), against MAX_SEARCH_DEPTH
+    // Positions expanded by the search begun at depth 0, or by every search of one
+    // compute_legal (search.py _Budget): a state written through the views, or a card set
+    // whose actions branch at every step, would otherwise make the search exponential and
+    // hold the GIL for hours; past SEARCH_NODE_BUDGET it throws StateError. The most a game
+    // of the shipped cards needs is far below (reliability.md).
+    int64_t nodes = 0;
+    int64_t nodes_peak = 0;  // the most of one search (search_nodes_peak)
+    Pool<State> scratch;     // ScratchState's States
+    Pool<Frame> frames;      // FrameLease's Frames
+    ~SearchThread();
+};
+// Reached through a plain pointer (a trivial thread_local: no guard or init call on each
+// access), the object itself owned by tl_search_owner, which frees it when the thread ends.
+thread_local SearchThread* tl_search = nullptr;
+thread_local std::unique_ptr<SearchThread> tl_search_owner;
+
+SearchThread::~SearchThread() { tl_search = nullptr; }  // (made again if used after)
+
+inline SearchThread& search_thread() {
+    SearchThread* t = tl_search;
+    if (t == nullptr) {
+        tl_search_owner = std::make_unique<SearchThread>();
+        t = tl_search = tl_search_owner.get();
+    }
+    return *t;
+}
+
+Memo& memo_for(SearchThread& t, const std::shared_ptr<const Game>& game) {
+    Memo& m = t.memo;
+    // A live weak_ptr to the same address is the same Game; an expired one (a Game freed and
+    // another allocated at its address) is not.
+    if (m.game_ptr != game.get() || m.game.expired()) {
+        m.clear();
+        m.game = game;
+        m.game_ptr = game.get();
+    }
+    return m;
+}
+
+class DepthGuard {
+  public:
+    explicit DepthGuard(SearchThread& t) : t_(t) {
+        if (t.depth == 0) t.nodes = 0;
+        if (++t.depth > MAX_SEARCH_DEPTH) {
+            --t.depth;
+            throw StateError("position", SEARCH_TOO_DEEP);
+        }
+    }
+    ~DepthGuard() { --t_.depth; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+  private:
+    SearchThread& t_;
+};
+
 
 class FrameLease {
   public:
     FrameLease() {
-        if (tl_frame_depth == tl_frames.size()) tl_frames.push_back(std::make_unique<Frame>());
-        frame_ = tl_frames[tl_frame_depth++].get();
+        Pool<Frame>& pool = search_thread().frames;
+        if (pool.depth == pool.items.size()) pool.items.push_back(std::make_unique<Frame>());
+        frame_ = pool.items[pool.depth++].get();
+        depth_ = &pool.depth;
         frame_->raw.clear();
         frame_->firsts.clear();
         frame_->keys.clear();
         frame_->classes = 0;
     }
-    ~FrameLease() { --tl_frame_depth; }
+    ~FrameLease() { --*depth_; }
     FrameLease(const FrameLease&) = delete;
     FrameLease& operator=(const FrameLease&) = delete;
     Frame& operator*() const { return *frame_; }
@@ -323,22 +356,25 @@ class FrameLease {
 
   private:
     Frame* frame_;
+    std::size_t* depth_;  // the pool's (no thread_local lookup when released)
 };
 
 }  // namespace
 
-MemoOff::MemoOff() { ++tl_memo_off; }
-MemoOff::~MemoOff() { --tl_memo_off; }
+MemoOff::MemoOff() { ++search_thread().memo_off; }
+MemoOff::~MemoOff() { --search_thread().memo_off; }
 
 // ---------------------------------------------------------------- clones
 ScratchState::ScratchState() {
-    if (tl_scratch_depth == tl_scratch.size()) tl_scratch.push_back(std::make_unique<State>());
-    state_ = tl_scratch[tl_scratch_depth++].get();
+    Pool<State>& pool = search_thread().scratch;
+    if (pool.depth == pool.items.size()) pool.items.push_back(std::make_unique<State>());
+    state_ = pool.items[pool.depth++].get();
+    depth_ = &pool.depth;
 }
 
 ScratchState::~ScratchState() {
     state_->game.reset();  // a pooled state does not keep a game alive
-    --tl_scratch_depth;
+    --*depth_;
 }
 
 namespace {
@@ -516,8 +552,8 @@ void compute_legal_into(State& state, std::vector<int>& out) {
         std::sort(out.begin(), out.end());
         return;
     }
-    // one budget for the searches of every class (tl_search_nodes): a level of its own
-    const DepthGuard session;
+    // one budget for the searches of every class (SearchThread::nodes): a level of its own
+    const DepthGuard session(search_thread());
     const int64_t goal = state.ctx[C_SERIAL];
     std::vector<EqKey>& keys = frame->keys;
     std::vector<std::vector<int>>& members = frame->members;
@@ -665,10 +701,9 @@ bool adding_cannot_help(const State& state) {
 
 namespace {
 // search._expand: search_children, counted against the budget
-bool expand(State& state, int64_t goal) {
-    if (++tl_search_nodes > SEARCH_NODE_BUDGET)
-        throw StateError("position", SEARCH_BUDGET_EXCEEDED);
-    tl_search_nodes_peak = std::max(tl_search_nodes_peak, tl_search_nodes);
+bool expand(SearchThread& t, State& state, int64_t goal) {
+    if (++t.nodes > SEARCH_NODE_BUDGET) throw StateError("position", SEARCH_BUDGET_EXCEEDED);
+    t.nodes_peak = std::max(t.nodes_peak, t.nodes);
     return search_children(state, goal);
 }
 }  // namespace
@@ -678,16 +713,17 @@ bool search(State& state, int64_t goal) {
     if (state.ctx[C_PROGRAM_FAILED]) return false;
     if (state.ctx[C_SERIAL] > goal || !searched_stage(state.ctx[C_STAGE])) return true;
     if (constraint_met(state)) return true;
-    const DepthGuard depth;  // (not in Python: its recursion limit plays this part)
-    if (tl_memo_off > 0) return expand(state, goal);
-    Memo& memo = memo_for(state.game);
+    SearchThread& t = search_thread();
+    const DepthGuard depth(t);  // (not in Python: its recursion limit plays this part)
+    if (t.memo_off > 0) return expand(t, state, goal);
+    Memo& memo = memo_for(t, state.game);
     const std::size_t n = key_size(state, goal);
     const uint64_t h = hash_key(state, goal);
     const int known = memo.lookup(h, n, state, goal);
     if (known >= 0) return known != 0;
     const uint32_t offset = memo.reserve(n, state, goal);
     const uint64_t generation = memo.generation;
-    const bool result = expand(state, goal);
+    const bool result = expand(t, state, goal);
     if (memo.generation == generation) memo.commit(h, offset, n, result);
     return result;
 }
@@ -752,14 +788,15 @@ bool search_children(State& state, int64_t goal) {
     return false;
 }
 
-std::size_t search_memo_size() { return tl_memo.count; }
+std::size_t search_memo_size() { return search_thread().memo.count; }
 
 int64_t search_nodes_peak(bool reset) {
-    const int64_t peak = tl_search_nodes_peak;
-    if (reset) tl_search_nodes_peak = 0;
+    SearchThread& t = search_thread();
+    const int64_t peak = t.nodes_peak;
+    if (reset) t.nodes_peak = 0;
     return peak;
 }
 
-void clear_search_memo() { tl_memo.clear(); }
+void clear_search_memo() { search_thread().memo.clear(); }
 
 }  // namespace fort
