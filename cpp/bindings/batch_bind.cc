@@ -273,15 +273,17 @@ void def_env(py::class_<Env>& cls, const char* name, const EnvDocs& docs) {
         .def(
             "step",
             [name](Env& env, const py::handle& env_ids, const py::handle& actions,
-                   const py::handle& out) {
+                   const py::handle& out, bool obs_kept) {
                 const std::vector<int64_t> ids = int_array(env_ids, "env_ids", -1);
                 const std::vector<int64_t> a =
                     int_array(actions, "actions", static_cast<int64_t>(ids.size()));
                 Buffers<Out> bs = buffers<Out>(env, out, name);
+                bs.out.obs_kept = obs_kept;
                 py::gil_scoped_release release;
                 env.step(ids.data(), static_cast<int>(ids.size()), a.data(), bs.out);
             },
-            py::arg("env_ids"), py::arg("actions"), py::arg("out"), docs.step)
+            py::arg("env_ids"), py::arg("actions"), py::arg("out"), py::kw_only(),
+            py::arg("obs_kept") = false, docs.step)
         .def(
             "state",
             [](const Env& env, const py::handle& i) {
@@ -357,7 +359,8 @@ messages).)doc");
             "Apply actions[k] for the seat to act in env env_ids[k] (the learner's: any int, an "
             "illegal one ends its episode; an external seat's: a legal action), play on to the "
             "learner or an external seat (auto-reset at the end of a game), write the envs' "
-            "rows of `out`. The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
+            "rows of `out`. obs_kept=True promises that out[\'obs\'] is the buffer of the last call and that nothing wrote into it since: each row is then cleared only where its last observation was non-zero (env_batch.h EnvOut::obs_kept); by default every row written is cleared first. "
+            "The GIL is released meanwhile. Raises TypeError/ValueError (nothing "
             "changed) for bad arguments or buffers, an env not reset or an external seat's "
             "illegal action; RuntimeError naming an env that failed inside (reset it).",
             "A copy of env i's current state (a State). Raises ValueError for a bad env or one "
@@ -419,7 +422,8 @@ ConfigError for a bad first_player or reward mode.)doc");
             "changed) for bad arguments or buffers; RuntimeError naming an env that failed.",
             "Apply actions[k] (legal) for the seat to act in env env_ids[k], play the built-in "
             "seats on to the next LEARNER or EXTERNAL decision (the next game dealt when one "
-            "ends), write the envs' rows of `out`. The GIL is released meanwhile. Raises "
+            "ends), write the envs' rows of `out`. obs_kept=True promises that out['obs'] is the buffer of the last call and that nothing wrote into it since: each row is then cleared only where its last observation was non-zero (env_batch.h EnvOut::obs_kept); by default every row written is cleared first. "
+            "The GIL is released meanwhile. Raises "
             "TypeError/ValueError (nothing changed) for bad arguments or buffers, an env not "
             "reset, an illegal action; RuntimeError naming an env that failed inside.",
             "A copy of env i's current state (a State).",

@@ -113,7 +113,9 @@ class SelfPlayBatch:
         threads: threads stepping the games in C++ (1: the caller's only), 1-256.
         buffers: arrays to write into instead of fresh ones (a dict with every name of the
             module's table, each C-contiguous, writeable, of its dtype and shape: e.g. numpy
-            views of pinned torch tensors; with ``features``, the feature buffers too).
+            views of pinned torch tensors; with ``features``, the feature buffers too). The
+            batch is their only writer: ``step`` clears an ``obs`` row only where the last
+            observation written there was non-zero.
         features: also write each observation's active features (the module's second table).
 
     Raises:
@@ -175,7 +177,9 @@ class SelfPlayBatch:
     # ------------------------------------------------------------------ the arrays
     @property
     def obs(self) -> np.ndarray:
-        """float32 ``(B, D)``: the observation of each env's seat to act."""
+        """float32 ``(B, D)``: the observation of each env's seat to act (the batch's own
+        buffer: read or copy it, never write into it; ``step`` clears each row only where the
+        observation it wrote last was non-zero)."""
         return self.buffers["obs"]
 
     @property
@@ -274,7 +278,8 @@ class SelfPlayBatch:
         """
         if not self._started:
             raise RuntimeError("reset() the SelfPlayBatch before step()")
-        self._core.step(self._ids, np.asarray(actions), self.buffers)
+        # obs_kept: the rows hold what the last reset/step wrote (the batch is their only writer)
+        self._core.step(self._ids, np.asarray(actions), self.buffers, obs_kept=True)
 
     def observe_all(self) -> np.ndarray:
         """Every seat's observation of every env's position: float32 ``(B, n, D)`` (for a

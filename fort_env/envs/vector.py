@@ -353,7 +353,7 @@ class FortBatchVecEnv(VecEnv):
                 return
             waiting = np.flatnonzero(outside)
             actions = self._external_actions(waiting)
-            self._batch.step(waiting, actions, buf)
+            self._batch.step(waiting, actions, buf, obs_kept=True)
             self._after_call(handled)
 
     def _external_actions(self, waiting: np.ndarray) -> np.ndarray:
@@ -540,7 +540,7 @@ class FortBatchVecEnv(VecEnv):
         handled = np.zeros(self.num_envs, dtype=bool)
         self._ended_opponents = {}
         self._started = False  # until every env waits for its learner again
-        self._batch.step(self._ids, actions, buf)
+        self._batch.step(self._ids, actions, buf, obs_kept=True)
         self._after_call(handled)
         self._play_external(handled)
         self._started = True

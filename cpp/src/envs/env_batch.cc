@@ -257,7 +257,14 @@ void EnvBatch::write_stop(Env& e, int i, const EnvOut& out) {
     const int actor = static_cast<int>(s.ctx[C_ACTOR]);
     e.actor = actor;
     float* obs = obs_row(out.obs, i);
-    observation_tensor(s, actor, obs);
+    // the row as this env wrote it last: clear only its non-zero entries (EnvOut::obs_kept)
+    const bool kept = out.obs_kept && e.obs_at == obs;
+    e.obs_at = nullptr;  // unknown until written
+    if (kept)
+        observation_update(s, actor, obs, e.obs_written);
+    else
+        observation_record(s, actor, obs, e.obs_written);
+    e.obs_at = obs;
     if (out.features != nullptr) {
         const size_t w = static_cast<size_t>(feature_width_), row = static_cast<size_t>(i) * w;
         out.feature_counts[i] = static_cast<int32_t>(active_features(

@@ -257,10 +257,10 @@ void legal_stop_or_continue(State& state, int p, std::vector<int>& out) {  // p.
 }
 
 // legality.useful_suits
-std::vector<int> useful_suits(const State& state) {
+CountedSuits useful_suits(const State& state) {
     const Game& g = *state.game;
     const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
-    std::vector<int> out;
+    CountedSuits out;
     const auto sides = used_sides(state);
     for (int k = 0; k < static_cast<int>(sides.size()); ++k) {
         const int side = static_cast<int>(sides[k]);
@@ -269,23 +269,23 @@ std::vector<int> useful_suits(const State& state) {
             if (mult == MULT_ANY_SUIT)
                 s = static_cast<int>(
                     state.ctx[side == PUBLIC ? C_ANY_SUIT_PUBLIC : C_ANY_SUIT_PRIVATE]);
-            if (s >= 0 && !contains(out, s)) out.push_back(s);
+            if (s >= 0) out.add(s);
         });
     }
     return out;
 }
 
 // legality.fully_counted: suits counted by the action used fully, in first-seen order
-std::vector<int> fully_counted(const State& state) {
+CountedSuits fully_counted(const State& state) {
     const Game& g = *state.game;
     const int played = static_cast<int>(state.ctx[C_PLAYED_CARD]);
     const int full_side = static_cast<int>(MODE_PLAN[state.ctx[C_MODE]][2]);
     const int any_suit =
         static_cast<int>(state.ctx[full_side == PUBLIC ? C_ANY_SUIT_PUBLIC : C_ANY_SUIT_PRIVATE]);
-    std::vector<int> out;
+    CountedSuits out;
     for_each_mult(g, played, full_side, [&](int mult, int arg) {
         const int s = mult == MULT_SUIT ? arg : mult == MULT_ANY_SUIT ? any_suit : -1;
-        if (s >= 0 && !contains(out, s)) out.push_back(s);
+        if (s >= 0) out.add(s);
     });
     return out;
 }

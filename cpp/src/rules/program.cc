@@ -46,10 +46,13 @@ void load_program(State& state, int32_t effect, int p, int side, bool full, cons
     int* counts = big.empty() ? small.data() : big.data();
     for (size_t k = 0; k < ms.size(); ++k)
         counts[k] = count_for(state, ms[k].mult, ms[k].arg, p, suits, any_suit);
-    std::array<int16_t, MAX_STEPS * PROG_COLUMNS> rows{};
+    // unrolled here first, so that an overflow throws before the state changes; only its
+    // first n rows are written (no need to zero the rest of the buffer)
+    std::array<int16_t, MAX_STEPS * PROG_COLUMNS> rows;
     const int n = unroll(game, effect, counts, rows.data());
     // padded with zero rows, as Python's (equal states compare equal)
-    std::copy(rows.begin(), rows.end(), state.prog.begin());
+    const auto used = rows.begin() + static_cast<std::ptrdiff_t>(n) * PROG_COLUMNS;
+    std::fill(std::copy(rows.begin(), used, state.prog.begin()), state.prog.end(), int16_t{0});
     std::fill(state.done.begin(), state.done.end(), int8_t{0});
     state.ctx[C_PROGRAM_LENGTH] = n;
     state.ctx[C_PC] = 0;

@@ -78,22 +78,98 @@ SingleStep single_step_of(const Game& g, int node) {
 constexpr std::size_t MEMO_ENTRY_LIMIT = 200'000;   // as search.SEARCH_MEMO_LIMIT
 constexpr std::size_t MEMO_BYTES_LIMIT = 48u << 20;  // keys are ~1 KB: bounded by bytes too
 
-uint64_t hash_bytes(const uint8_t* p, std::size_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        std::memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-        h ^= h >> 29;
-    }
-    uint64_t w = 0;
-    std::memcpy(&w, p + i, n - i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 32;
-    h *= 0x94D049BB133111EBull;
-    h ^= h >> 31;
-    return h;
+// search.digest + goal: the parts of the state the memo distinguishes, as (pointer, bytes), in
+// a fixed order: every array (the running program's rows only: the rest is never read), then
+// ctx and the goal. Calls f(part, bytes) for each; the memo hashes, compares and stores these
+// parts in place, with no key assembled first (assembling one was most of the memo's cost).
+template <typename F>
+void for_each_key_part(const State& s, const int64_t& goal, F&& f) {
+    const auto part = [&f](const auto& v, std::size_t n) { f(v.data(), n * sizeof(v[0])); };
+    part(s.zone, s.zone.size());
+    part(s.owner, s.owner.size());
+    part(s.pos, s.pos.size());
+    part(s.mark, s.mark.size());
+    part(s.coin_as, s.coin_as.size());
+    part(s.players, s.players.size());
+    part(s.rule_loc, s.rule_loc.size());
+    part(s.perk_loc, s.perk_loc.size());
+    part(s.play_suits, s.play_suits.size());
+    const auto len = static_cast<std::size_t>(
+        std::clamp<int64_t>(s.ctx[C_PROGRAM_LENGTH], 0, MAX_STEPS));
+    part(s.prog, len * PROG_COLUMNS);
+    part(s.done, len);
+    part(s.ctx, s.ctx.size());
+    f(&goal, sizeof goal);
+}
+
+__extension__ typedef unsigned __int128 Wide;
+
+// a 64x64 -> 128-bit product folded to 64 bits (wyhash's mixing step)
+inline uint64_t fold_mul(uint64_t a, uint64_t b) {
+    const Wide r = static_cast<Wide>(a) * b;
+    return static_cast<uint64_t>(r) ^ static_cast<uint64_t>(r >> 64);
+}
+
+template <typename T>
+inline uint64_t load(const uint8_t* p) {
+    T w;
+    std::memcpy(&w, p, sizeof w);
+    return static_cast<uint64_t>(w);
+}
+
+// The memo key's 64-bit hash (for the table's slots; equal keys are then compared in full),
+// 16 bytes a multiplication.
+uint64_t hash_key(const State& s, int64_t goal) {
+    constexpr uint64_t K0 = 0xA0761D6478BD642Full, K1 = 0xE7037ED1A0B428DBull;
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for_each_key_part(s, goal, [&h](const void* data, std::size_t n) {
+        const auto* p = static_cast<const uint8_t*>(data);
+        std::size_t i = 0;
+        for (; i + 16 <= n; i += 16) h = fold_mul(load<uint64_t>(p + i) ^ K0 ^ h, load<uint64_t>(p + i + 8) ^ K1);
+        // the tail (fewer than 16 bytes) by fixed-size loads
+        uint64_t a = 0, b = n;
+        if (n - i >= 8) {
+            a = load<uint64_t>(p + i);
+            i += 8;
+        }
+        if (n - i >= 4) {
+            b ^= load<uint32_t>(p + i) << 8;
+            i += 4;
+        }
+        if (n - i >= 2) {
+            b ^= load<uint16_t>(p + i) << 40;
+            i += 2;
+        }
+        if (n - i >= 1) b ^= load<uint8_t>(p + i) << 56;
+        h = fold_mul(a ^ K0 ^ h, b ^ K1);
+    });
+    return fold_mul(h ^ K1, h ^ K0);
+}
+
+// The key's length in bytes.
+std::size_t key_size(const State& s, int64_t goal) {
+    std::size_t n = 0;
+    for_each_key_part(s, goal, [&n](const void*, std::size_t k) { n += k; });
+    return n;
+}
+
+// Whether the stored key at `p` (`n` bytes) is this state's key.
+bool key_equals(const uint8_t* p, std::size_t n, const State& s, int64_t goal) {
+    std::size_t at = 0;
+    bool same = true;
+    for_each_key_part(s, goal, [&](const void* data, std::size_t k) {
+        same = same && at + k <= n && std::memcmp(p + at, data, k) == 0;
+        at += k;
+    });
+    return same && at == n;
+}
+
+// The key, written at `p` (key_size bytes).
+void write_key(uint8_t* p, const State& s, int64_t goal) {
+    for_each_key_part(s, goal, [&p](const void* data, std::size_t k) {
+        std::memcpy(p, data, k);
+        p += k;
+    });
 }
 
 struct Memo {
@@ -106,35 +182,47 @@ struct Memo {
     std::weak_ptr<const Game> game;
     const Game* game_ptr = nullptr;
     std::vector<Slot> slots = std::vector<Slot>(1u << 12);
-    std::vector<uint8_t> arena;
+    // the keys, [0, used) of `capacity` bytes: grown by hand, since a vector would zero-fill
+    // what it adds (valgrind counts such a fill byte by byte)
+    std::unique_ptr<uint8_t[]> arena;
+    std::size_t capacity = 0;
+    std::size_t used = 0;
     std::size_t count = 0;
     uint64_t generation = 0;  // bumped by clear()
 
     void clear() {
         std::fill(slots.begin(), slots.end(), Slot{});
-        arena.clear();
+        used = 0;
         count = 0;
         ++generation;
     }
-    // -1 unknown, else the verdict
-    int lookup(uint64_t h, const uint8_t* key, std::size_t n) const {
+    // -1 unknown, else the verdict for the state's key (`n` bytes, hash `h`)
+    int lookup(uint64_t h, std::size_t n, const State& state, int64_t goal) const {
         const std::size_t mask = slots.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             const Slot& s = slots[i];
             if (s.result < 0) return -1;
-            if (s.hash == h && s.len == n && std::memcmp(arena.data() + s.offset, key, n) == 0)
+            if (s.hash == h && s.len == n && key_equals(arena.get() + s.offset, n, state, goal))
                 return s.result;
         }
     }
     bool full(std::size_t n) const {
-        return count >= MEMO_ENTRY_LIMIT || arena.size() + n > MEMO_BYTES_LIMIT;
+        return count >= MEMO_ENTRY_LIMIT || used + n > MEMO_BYTES_LIMIT;
     }
     // The key is stored before the children are searched (the state is consumed by them),
     // and its verdict committed after, unless the memo was cleared in between.
-    uint32_t reserve(const uint8_t* key, std::size_t n) {
+    uint32_t reserve(std::size_t n, const State& state, int64_t goal) {
         if (full(n)) clear();
-        const auto offset = static_cast<uint32_t>(arena.size());
-        arena.insert(arena.end(), key, key + n);
+        const auto offset = static_cast<uint32_t>(used);
+        if (used + n > capacity) {  // (full() keeps used + n within the limit)
+            capacity = std::min(std::max({2 * capacity, used + n, std::size_t{1} << 16}),
+                                MEMO_BYTES_LIMIT);
+            std::unique_ptr<uint8_t[]> bigger(new uint8_t[capacity]);  // (not zeroed)
+            if (used) std::memcpy(bigger.get(), arena.get(), used);
+            arena = std::move(bigger);
+        }
+        used += n;
+        write_key(arena.get() + offset, state, goal);
         return offset;
     }
     void commit(uint64_t h, uint32_t offset, std::size_t n, bool result) {
@@ -158,77 +246,10 @@ struct Memo {
     }
 };
 
-thread_local Memo tl_memo;
-thread_local int tl_memo_off = 0;  // MemoOff objects alive on this thread
-
-Memo& memo_for(const std::shared_ptr<const Game>& game) {
-    Memo& m = tl_memo;
-    // A live weak_ptr to the same address is the same Game; an expired one (a Game freed and
-    // another allocated at its address) is not.
-    if (m.game_ptr != game.get() || m.game.expired()) {
-        m.clear();
-        m.game = game;
-        m.game_ptr = game.get();
-    }
-    return m;
-}
-
-template <typename T>
-void put(std::vector<uint8_t>& buf, const T* data, std::size_t n) {
-    const auto* p = reinterpret_cast<const uint8_t*>(data);
-    buf.insert(buf.end(), p, p + n * sizeof(T));
-}
-
-// search.digest + goal: every array of the state (the running program's rows only: the rest
-// is never read), then ctx and the goal. Kept as the full key, not a digest.
-void memo_key(const State& s, int64_t goal, std::vector<uint8_t>& buf) {
-    buf.clear();
-    put(buf, s.zone.data(), s.zone.size());
-    put(buf, s.owner.data(), s.owner.size());
-    put(buf, s.pos.data(), s.pos.size());
-    put(buf, s.mark.data(), s.mark.size());
-    put(buf, s.coin_as.data(), s.coin_as.size());
-    put(buf, s.players.data(), s.players.size());
-    put(buf, s.rule_loc.data(), s.rule_loc.size());
-    put(buf, s.perk_loc.data(), s.perk_loc.size());
-    put(buf, s.play_suits.data(), s.play_suits.size());
-    const auto len = static_cast<std::size_t>(
-        std::clamp<int64_t>(s.ctx[C_PROGRAM_LENGTH], 0, MAX_STEPS));
-    put(buf, s.prog.data(), len * PROG_COLUMNS);
-    put(buf, s.done.data(), len);
-    put(buf, s.ctx.data(), s.ctx.size());
-    put(buf, &goal, 1);
-}
-
 // How deep search() may recurse: a play the rules reach needs a few hundred levels at most
 // (its steps and choices, until its serial grows); past this, a state from outside loops
 // (Python's own search would stop with RecursionError, a RuntimeError).
 constexpr int MAX_SEARCH_DEPTH = 1000;
-thread_local int tl_search_depth = 0;
-// Positions expanded by the search begun at depth 0, or by every search of one compute_legal
-// (search.py _Budget): a state written
-// through the views, or a card set whose actions branch at every step, would otherwise make
-// the search exponential and hold the GIL for hours (issue 42); past SEARCH_NODE_BUDGET it
-// throws StateError. The most a game of the shipped cards needs is far below (reliability.md).
-thread_local int64_t tl_search_nodes = 0;
-thread_local int64_t tl_search_nodes_peak = 0;  // the most of one search (search_nodes_peak)
-
-struct DepthGuard {
-    DepthGuard() {
-        if (tl_search_depth == 0) tl_search_nodes = 0;
-        if (++tl_search_depth > MAX_SEARCH_DEPTH) {
-            --tl_search_depth;
-            throw StateError("position", SEARCH_TOO_DEEP);
-        }
-    }
-    ~DepthGuard() { --tl_search_depth; }
-    DepthGuard(const DepthGuard&) = delete;
-    DepthGuard& operator=(const DepthGuard&) = delete;
-};
-
-// the scratch States of this thread (ScratchState), by nesting depth
-thread_local std::vector<std::unique_ptr<State>> tl_scratch;
-thread_local std::size_t tl_scratch_depth = 0;
 
 // The working lists of one level of the search (compute_legal, search_children), taken from a
 // per-thread stack by nesting depth as ScratchState takes its States: once the stack is warm,
@@ -241,20 +262,93 @@ struct Frame {
     std::vector<std::vector<int>> members;  // compute_legal: [0, classes) in use, capacity kept
     std::size_t classes = 0;
 };
-thread_local std::vector<std::unique_ptr<Frame>> tl_frames;
-thread_local std::size_t tl_frame_depth = 0;
+
+// Objects taken by nesting depth (ScratchState's States, FrameLease's Frames): [0, depth) in
+// use, the rest kept for reuse.
+template <typename T>
+struct Pool {
+    std::vector<std::unique_ptr<T>> items;
+    std::size_t depth = 0;
+};
+
+// What the search keeps per thread, in one object: in a shared library each thread_local is
+// reached through a call to __tls_get_addr (and one more for the guard of an object with a
+// destructor), which took as many instructions as the memo's table with one thread_local per
+// counter and pool; now each function looks it up once.
+struct SearchThread {
+    Memo memo;
+    int memo_off = 0;  // MemoOff objects alive on this thread
+    int depth = 0;     // search() levels (DepthGuard), against MAX_SEARCH_DEPTH
+    // Positions expanded by the search begun at depth 0, or by every search of one
+    // compute_legal (search.py _Budget): a state written through the views, or a card set
+    // whose actions branch at every step, would otherwise make the search exponential and
+    // hold the GIL for hours; past SEARCH_NODE_BUDGET it throws StateError. The most a game
+    // of the shipped cards needs is far below (reliability.md).
+    int64_t nodes = 0;
+    int64_t nodes_peak = 0;  // the most of one search (search_nodes_peak)
+    Pool<State> scratch;     // ScratchState's States
+    Pool<Frame> frames;      // FrameLease's Frames
+    ~SearchThread();
+};
+// Reached through a plain pointer (a trivial thread_local: no guard or init call on each
+// access), the object itself owned by tl_search_owner, which frees it when the thread ends.
+thread_local SearchThread* tl_search = nullptr;
+thread_local std::unique_ptr<SearchThread> tl_search_owner;
+
+SearchThread::~SearchThread() { tl_search = nullptr; }  // (made again if used after)
+
+inline SearchThread& search_thread() {
+    SearchThread* t = tl_search;
+    if (t == nullptr) {
+        tl_search_owner = std::make_unique<SearchThread>();
+        t = tl_search = tl_search_owner.get();
+    }
+    return *t;
+}
+
+Memo& memo_for(SearchThread& t, const std::shared_ptr<const Game>& game) {
+    Memo& m = t.memo;
+    // A live weak_ptr to the same address is the same Game; an expired one (a Game freed and
+    // another allocated at its address) is not.
+    if (m.game_ptr != game.get() || m.game.expired()) {
+        m.clear();
+        m.game = game;
+        m.game_ptr = game.get();
+    }
+    return m;
+}
+
+class DepthGuard {
+  public:
+    explicit DepthGuard(SearchThread& t) : t_(t) {
+        if (t.depth == 0) t.nodes = 0;
+        if (++t.depth > MAX_SEARCH_DEPTH) {
+            --t.depth;
+            throw StateError("position", SEARCH_TOO_DEEP);
+        }
+    }
+    ~DepthGuard() { --t_.depth; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+  private:
+    SearchThread& t_;
+};
+
 
 class FrameLease {
   public:
     FrameLease() {
-        if (tl_frame_depth == tl_frames.size()) tl_frames.push_back(std::make_unique<Frame>());
-        frame_ = tl_frames[tl_frame_depth++].get();
+        Pool<Frame>& pool = search_thread().frames;
+        if (pool.depth == pool.items.size()) pool.items.push_back(std::make_unique<Frame>());
+        frame_ = pool.items[pool.depth++].get();
+        depth_ = &pool.depth;
         frame_->raw.clear();
         frame_->firsts.clear();
         frame_->keys.clear();
         frame_->classes = 0;
     }
-    ~FrameLease() { --tl_frame_depth; }
+    ~FrameLease() { --*depth_; }
     FrameLease(const FrameLease&) = delete;
     FrameLease& operator=(const FrameLease&) = delete;
     Frame& operator*() const { return *frame_; }
@@ -262,27 +356,62 @@ class FrameLease {
 
   private:
     Frame* frame_;
+    std::size_t* depth_;  // the pool's (no thread_local lookup when released)
 };
 
 }  // namespace
 
-MemoOff::MemoOff() { ++tl_memo_off; }
-MemoOff::~MemoOff() { --tl_memo_off; }
+MemoOff::MemoOff() { ++search_thread().memo_off; }
+MemoOff::~MemoOff() { --search_thread().memo_off; }
 
 // ---------------------------------------------------------------- clones
 ScratchState::ScratchState() {
-    if (tl_scratch_depth == tl_scratch.size()) tl_scratch.push_back(std::make_unique<State>());
-    state_ = tl_scratch[tl_scratch_depth++].get();
+    Pool<State>& pool = search_thread().scratch;
+    if (pool.depth == pool.items.size()) pool.items.push_back(std::make_unique<State>());
+    state_ = pool.items[pool.depth++].get();
+    depth_ = &pool.depth;
 }
 
 ScratchState::~ScratchState() {
     state_->game.reset();  // a pooled state does not keep a game alive
-    --tl_scratch_depth;
+    --*depth_;
 }
 
+namespace {
+// One array of a State into a pooled one's: a memcpy once the sizes match (a pooled State
+// holds the arrays of the game it last copied, so after its first copy they always do),
+// without vector::operator='s checks; the rare resize (another game) goes through it.
+template <typename T>
+void copy_array(std::vector<T>& dst, const std::vector<T>& src) {
+    if (dst.size() != src.size()) {
+        dst = src;
+        return;
+    }
+    if (!src.empty()) std::memcpy(dst.data(), src.data(), src.size() * sizeof(T));
+}
+}  // namespace
+
 State& ScratchState::copy_of(const State& source) {
-    *state_ = source;  // vector copy-assignment reuses the arrays' storage
-    return *state_;
+    // Every array and ctx, byte for byte (what `*state_ = source` does, for a fifth of its
+    // instructions); the copy's legal cache is invalid, as a copied State's is (state.h).
+    State& d = *state_;
+    d.game = source.game;
+    d.num_cards = source.num_cards;
+    d.num_players = source.num_players;
+    copy_array(d.zone, source.zone);
+    copy_array(d.owner, source.owner);
+    copy_array(d.pos, source.pos);
+    copy_array(d.mark, source.mark);
+    copy_array(d.coin_as, source.coin_as);
+    copy_array(d.players, source.players);
+    copy_array(d.rule_loc, source.rule_loc);
+    copy_array(d.perk_loc, source.perk_loc);
+    copy_array(d.play_suits, source.play_suits);
+    copy_array(d.prog, source.prog);
+    copy_array(d.done, source.done);
+    d.ctx = source.ctx;
+    d.legal_cache.valid = false;
+    return d;
 }
 
 // ---------------------------------------------------------------- SearchTables
@@ -423,8 +552,8 @@ void compute_legal_into(State& state, std::vector<int>& out) {
         std::sort(out.begin(), out.end());
         return;
     }
-    // one budget for the searches of every class (tl_search_nodes): a level of its own
-    const DepthGuard session;
+    // one budget for the searches of every class (SearchThread::nodes): a level of its own
+    const DepthGuard session(search_thread());
     const int64_t goal = state.ctx[C_SERIAL];
     std::vector<EqKey>& keys = frame->keys;
     std::vector<std::vector<int>>& members = frame->members;
@@ -572,10 +701,9 @@ bool adding_cannot_help(const State& state) {
 
 namespace {
 // search._expand: search_children, counted against the budget
-bool expand(State& state, int64_t goal) {
-    if (++tl_search_nodes > SEARCH_NODE_BUDGET)
-        throw StateError("position", SEARCH_BUDGET_EXCEEDED);
-    tl_search_nodes_peak = std::max(tl_search_nodes_peak, tl_search_nodes);
+bool expand(SearchThread& t, State& state, int64_t goal) {
+    if (++t.nodes > SEARCH_NODE_BUDGET) throw StateError("position", SEARCH_BUDGET_EXCEEDED);
+    t.nodes_peak = std::max(t.nodes_peak, t.nodes);
     return search_children(state, goal);
 }
 }  // namespace
@@ -585,18 +713,17 @@ bool search(State& state, int64_t goal) {
     if (state.ctx[C_PROGRAM_FAILED]) return false;
     if (state.ctx[C_SERIAL] > goal || !searched_stage(state.ctx[C_STAGE])) return true;
     if (constraint_met(state)) return true;
-    const DepthGuard depth;  // (not in Python: its recursion limit plays this part)
-    if (tl_memo_off > 0) return expand(state, goal);
-    Memo& memo = memo_for(state.game);
-    thread_local std::vector<uint8_t> key;  // scratch: copied into the memo before recursing
-    memo_key(state, goal, key);
-    const std::size_t n = key.size();
-    const uint64_t h = hash_bytes(key.data(), n);
-    const int known = memo.lookup(h, key.data(), n);
+    SearchThread& t = search_thread();
+    const DepthGuard depth(t);  // (not in Python: its recursion limit plays this part)
+    if (t.memo_off > 0) return expand(t, state, goal);
+    Memo& memo = memo_for(t, state.game);
+    const std::size_t n = key_size(state, goal);
+    const uint64_t h = hash_key(state, goal);
+    const int known = memo.lookup(h, n, state, goal);
     if (known >= 0) return known != 0;
-    const uint32_t offset = memo.reserve(key.data(), n);
+    const uint32_t offset = memo.reserve(n, state, goal);
     const uint64_t generation = memo.generation;
-    const bool result = expand(state, goal);
+    const bool result = expand(t, state, goal);
     if (memo.generation == generation) memo.commit(h, offset, n, result);
     return result;
 }
@@ -661,14 +788,15 @@ bool search_children(State& state, int64_t goal) {
     return false;
 }
 
-std::size_t search_memo_size() { return tl_memo.count; }
+std::size_t search_memo_size() { return search_thread().memo.count; }
 
 int64_t search_nodes_peak(bool reset) {
-    const int64_t peak = tl_search_nodes_peak;
-    if (reset) tl_search_nodes_peak = 0;
+    SearchThread& t = search_thread();
+    const int64_t peak = t.nodes_peak;
+    if (reset) t.nodes_peak = 0;
     return peak;
 }
 
-void clear_search_memo() { tl_memo.clear(); }
+void clear_search_memo() { search_thread().memo.clear(); }
 
 }  // namespace fort

@@ -62,17 +62,17 @@ inline int64_t in_slice(int64_t i, int64_t size, const char* what) {
     return i;
 }
 
-}  // namespace
-
-void observation_tensor(const State& s, int player, float* buf) {
+// observation_tensor's writes, each through set(index, value), in Python's order (the entries
+// a seat's view may make non-zero; the caller clears the rest).
+template <typename Set>
+void write_entries(const State& s, int player, Set&& set) {
     const Game& g = *s.game;
     const int64_t c = g.num_cards;
     const int64_t n = g.num_players;
     const auto& off = g.obs_offset;
-    std::fill(buf, buf + off[NUM_OBS_SLICES], 0.0f);
     int64_t rel[MAX_PLAYERS] = {0, 0, 0, 0};
     for (int64_t q = 0; q < n; ++q) rel[q] = ((q - player) % n + n) % n;
-    for (int64_t q = 0; q < n; ++q) buf[off[OBS_SEATS] + rel[q]] = 1.0f;  // the template
+    for (int64_t q = 0; q < n; ++q) set(off[OBS_SEATS] + rel[q], 1.0f);  // the template
 
     // Cards: each zone the observer may see card by card; pile sizes by (zone, owner).
     int64_t piles[NUM_ZONES][MAX_PLAYERS + 1] = {};  // [zone][owner + 1]
@@ -86,7 +86,7 @@ void observation_tensor(const State& s, int player, float* buf) {
         ++piles[z][o + 1];
         const int64_t r = o < 0 ? MAX_PLAYERS : rel[o];
         const int64_t sl = OBS_CARD_SLICE[z][r];
-        if (sl >= 0) buf[off[sl] + OBS_CARD_BLOCK[z][r] * c + card] = 1.0f;
+        if (sl >= 0) set(off[sl] + OBS_CARD_BLOCK[z][r] * c + card, 1.0f);
         if (z == Z_LOOKOUT && o >= 0 && o != player) {
             const int16_t* counts = &g.suit_counts[card * NUM_SUITS];
             for (int64_t k = 0; k < NUM_SUITS; ++k) lookout[r - 1][k] += counts[k];
@@ -94,10 +94,9 @@ void observation_tensor(const State& s, int player, float* buf) {
     }
     for (int64_t q = 0; q < n; ++q)
         for (int64_t j = 0; j < 5; ++j)
-            buf[off[OBS_PILE_SIZES] + 5 * rel[q] + j] = static_cast<float>(
-                static_cast<double>(piles[OBS_PILE_ZONES[j]][q + 1]) / OBS_SIZE_SCALE);
-    buf[off[OBS_PARK_DECK_SIZE]] =
-        static_cast<float>(static_cast<double>(piles[Z_PARK_DECK][0]) / OBS_PARK_DECK_CARDS);
+            set(off[OBS_PILE_SIZES] + 5 * rel[q] + j, static_cast<float>(
+                static_cast<double>(piles[OBS_PILE_ZONES[j]][q + 1]) / OBS_SIZE_SCALE));
+    set(off[OBS_PARK_DECK_SIZE], static_cast<float>(static_cast<double>(piles[Z_PARK_DECK][0]) / OBS_PARK_DECK_CARDS));
 
     // Per seat: resources, score, turns (scaled), Fort Level (one-hot), perks, rule holders.
     for (int64_t q = 0; q < n; ++q) {
@@ -105,21 +104,21 @@ void observation_tensor(const State& s, int player, float* buf) {
             return static_cast<float>(static_cast<double>(s.player(static_cast<int>(q), field)) /
                                       OBS_PLAYER_DIVISOR[field]);
         };
-        for (int64_t j = 0; j < 4; ++j) buf[off[OBS_RESOURCES] + 4 * rel[q] + j] = scaled(j);
-        buf[off[OBS_SCORE] + rel[q]] = scaled(P_SCORE);
-        buf[off[OBS_TURNS] + rel[q]] = scaled(P_TURNS);
+        for (int64_t j = 0; j < 4; ++j) set(off[OBS_RESOURCES] + 4 * rel[q] + j, scaled(j));
+        set(off[OBS_SCORE] + rel[q], scaled(P_SCORE));
+        set(off[OBS_TURNS] + rel[q], scaled(P_TURNS));
         const int64_t level = s.player(static_cast<int>(q), P_FORT_LEVEL);
-        buf[off[OBS_FORT_LEVEL] + rel[q] * (MAX_FORT_LEVEL + 1) +
-            in_slice(level, MAX_FORT_LEVEL + 1, "fort_level")] = 1.0f;
+        set(off[OBS_FORT_LEVEL] + rel[q] * (MAX_FORT_LEVEL + 1) +
+            in_slice(level, MAX_FORT_LEVEL + 1, "fort_level"), 1.0f);
     }
     for (int64_t i = 0; i < NUM_PERKS; ++i) {
         const int64_t loc = s.perk_loc[i];
         if (loc == USED) {
-            buf[off[OBS_PERK_USED] + i] = 1.0f;
+            set(off[OBS_PERK_USED] + i, 1.0f);
         } else if (loc == IN_STACK) {
-            buf[off[OBS_PERK_ROW] + i] = 1.0f;
+            set(off[OBS_PERK_ROW] + i, 1.0f);
         } else if (loc >= 0 && loc < n) {
-            buf[off[OBS_PERKS] + rel[loc] * NUM_PERKS + i] = 1.0f;
+            set(off[OBS_PERKS] + rel[loc] * NUM_PERKS + i, 1.0f);
         }
     }
     int64_t stack_size = 0;
@@ -127,54 +126,76 @@ void observation_tensor(const State& s, int player, float* buf) {
         const int64_t loc = s.rule_loc[i];
         stack_size += loc == IN_STACK;
         if (loc >= 0) {
-            if (loc < n) buf[off[OBS_HAS_MADE_UP_RULE] + rel[loc]] = 1.0f;
-            if (loc == player) buf[off[OBS_MY_MADE_UP_RULE] + i] = 1.0f;
+            if (loc < n) set(off[OBS_HAS_MADE_UP_RULE] + rel[loc], 1.0f);
+            if (loc == player) set(off[OBS_MY_MADE_UP_RULE] + i, 1.0f);
         }
     }
     // Rivals' Lookouts: suits only, summed per rival.
     for (int64_t r = 0; r < MAX_PLAYERS - 1; ++r)
         for (int64_t k = 0; k < NUM_SUITS; ++k)
-            buf[off[OBS_RIVAL_LOOKOUT_SUITS] + r * NUM_SUITS + k] = lookout[r][k];
+            set(off[OBS_RIVAL_LOOKOUT_SUITS] + r * NUM_SUITS + k, lookout[r][k]);
 
     const auto& ctx = s.ctx;
     const int64_t kind = ctx[C_DECISION];
-    buf[off[OBS_DECISION] + in_slice(kind, NUM_DECISION_KINDS, "decision")] = 1.0f;
-    if (kind != K_TERMINAL) buf[off[OBS_ACTOR] + rel_of(ctx[C_ACTOR], player, n, "actor")] = 1.0f;
-    buf[off[OBS_LEADER] + rel_of(ctx[C_LEADER], player, n, "leader")] = 1.0f;
-    buf[off[OBS_FIRST_PLAYER] + rel_of(ctx[C_FIRST_PLAYER], player, n, "first_player")] = 1.0f;
+    set(off[OBS_DECISION] + in_slice(kind, NUM_DECISION_KINDS, "decision"), 1.0f);
+    if (kind != K_TERMINAL) set(off[OBS_ACTOR] + rel_of(ctx[C_ACTOR], player, n, "actor"), 1.0f);
+    set(off[OBS_LEADER] + rel_of(ctx[C_LEADER], player, n, "leader"), 1.0f);
+    set(off[OBS_FIRST_PLAYER] + rel_of(ctx[C_FIRST_PLAYER], player, n, "first_player"), 1.0f);
     if (ctx[C_PLAYED_CARD] >= 0)
-        buf[off[OBS_PLAYED_CARD] + in_slice(ctx[C_PLAYED_CARD], c, "played_card")] = 1.0f;
-    if (ctx[C_MODE] >= 0) buf[off[OBS_MODE] + in_slice(ctx[C_MODE], NUM_MODES, "mode")] = 1.0f;
+        set(off[OBS_PLAYED_CARD] + in_slice(ctx[C_PLAYED_CARD], c, "played_card"), 1.0f);
+    if (ctx[C_MODE] >= 0) set(off[OBS_MODE] + in_slice(ctx[C_MODE], NUM_MODES, "mode"), 1.0f);
     if (ctx[C_STAGE] == OBS_RUNNING_STAGES[0] || ctx[C_STAGE] == OBS_RUNNING_STAGES[1]) {
-        buf[off[OBS_RUNNING_ACTION] + in_slice(ctx[C_PROGRAM_SIDE], 2, "program_side")] = 1.0f;
-        buf[off[OBS_RUNNING_ACTION] + 2] = static_cast<float>(ctx[C_PROGRAM_FULL]);
+        set(off[OBS_RUNNING_ACTION] + in_slice(ctx[C_PROGRAM_SIDE], 2, "program_side"), 1.0f);
+        set(off[OBS_RUNNING_ACTION] + 2, static_cast<float>(ctx[C_PROGRAM_FULL]));
     }
     for (int64_t k = 0; k < NUM_SUITS; ++k)
-        buf[off[OBS_PLAY_SUITS] + k] = static_cast<float>(s.play_suits[k]);
+        set(off[OBS_PLAY_SUITS] + k, static_cast<float>(s.play_suits[k]));
     if (ctx[C_ANY_SUIT_PUBLIC] >= 0)
-        buf[off[OBS_ANY_SUIT] + in_slice(ctx[C_ANY_SUIT_PUBLIC], NUM_SUITS, "any_suit")] = 1.0f;
+        set(off[OBS_ANY_SUIT] + in_slice(ctx[C_ANY_SUIT_PUBLIC], NUM_SUITS, "any_suit"), 1.0f);
     if (ctx[C_ANY_SUIT_PRIVATE] >= 0)
-        buf[off[OBS_ANY_SUIT] + NUM_SUITS +
-            in_slice(ctx[C_ANY_SUIT_PRIVATE], NUM_SUITS, "any_suit")] = 1.0f;
+        set(off[OBS_ANY_SUIT] + NUM_SUITS +
+            in_slice(ctx[C_ANY_SUIT_PRIVATE], NUM_SUITS, "any_suit"), 1.0f);
     if (ctx[C_RESOURCE_CHOICE] >= 0)
-        buf[off[OBS_RESOURCE_CHOICE] + in_slice(ctx[C_RESOURCE_CHOICE], 2, "resource")] = 1.0f;
+        set(off[OBS_RESOURCE_CHOICE] + in_slice(ctx[C_RESOURCE_CHOICE], 2, "resource"), 1.0f);
     if (ctx[C_LEADER_RESOURCE] >= 0)
-        buf[off[OBS_RESOURCE_CHOICE] + 2 + in_slice(ctx[C_LEADER_RESOURCE], 2, "resource")] =
-            1.0f;
+        set(off[OBS_RESOURCE_CHOICE] + 2 + in_slice(ctx[C_LEADER_RESOURCE], 2, "resource"), 1.0f);
     if (ctx[C_CONVERT_FROM] >= 0)
-        buf[off[OBS_CONVERT_FROM] + in_slice(ctx[C_CONVERT_FROM], 2, "convert_from")] = 1.0f;
+        set(off[OBS_CONVERT_FROM] + in_slice(ctx[C_CONVERT_FROM], 2, "convert_from"), 1.0f);
     // numpy stores a Python int into float32 through a double
-    buf[off[OBS_COST_TO_PAY]] = static_cast<float>(static_cast<double>(ctx[C_PAY_TOYS]));
-    buf[off[OBS_COST_TO_PAY] + 1] = static_cast<float>(static_cast<double>(ctx[C_PAY_PIZZA]));
-    buf[off[OBS_COST_TO_PAY] + 2] = static_cast<float>(static_cast<double>(ctx[C_PAY_EITHER]));
+    set(off[OBS_COST_TO_PAY], static_cast<float>(static_cast<double>(ctx[C_PAY_TOYS])));
+    set(off[OBS_COST_TO_PAY] + 1, static_cast<float>(static_cast<double>(ctx[C_PAY_PIZZA])));
+    set(off[OBS_COST_TO_PAY] + 2, static_cast<float>(static_cast<double>(ctx[C_PAY_EITHER])));
     if (kind == K_PICK_RULE && ctx[C_ACTOR] == player)
         for (int64_t i = 0; i < NUM_MADE_UP_RULES; ++i)
-            if (s.rule_loc[i] == IN_STACK) buf[off[OBS_RULE_STACK] + i] = 1.0f;
+            if (s.rule_loc[i] == IN_STACK) set(off[OBS_RULE_STACK] + i, 1.0f);
     const int64_t sculpture = ctx[C_SCULPTURE];
-    buf[off[OBS_SCULPTURE] +
-        (sculpture < 0 ? MAX_PLAYERS : rel_of(sculpture, player, n, "sculpture"))] = 1.0f;
-    buf[off[OBS_RULE_STACK_SIZE]] = static_cast<float>(stack_size);
-    buf[off[OBS_END_TRIGGERED]] = static_cast<float>(ctx[C_END_TRIGGERED]);
+    set(off[OBS_SCULPTURE] +
+        (sculpture < 0 ? MAX_PLAYERS : rel_of(sculpture, player, n, "sculpture")), 1.0f);
+    set(off[OBS_RULE_STACK_SIZE], static_cast<float>(stack_size));
+    set(off[OBS_END_TRIGGERED], static_cast<float>(ctx[C_END_TRIGGERED]));
+}
+
+}  // namespace
+
+void observation_tensor(const State& s, int player, float* buf) {
+    std::fill(buf, buf + s.game->obs_offset[NUM_OBS_SLICES], 0.0f);
+    write_entries(s, player, [buf](int64_t i, float v) { buf[i] = v; });
+}
+
+void observation_update(const State& s, int player, float* buf, std::vector<int32_t>& written) {
+    for (const int32_t i : written) buf[i] = 0.0f;
+    written.clear();
+    write_entries(s, player, [buf, &written](int64_t i, float v) {
+        // a zero written over the cleared row leaves it as it was: only the others are listed
+        if (v != 0.0f) written.push_back(static_cast<int32_t>(i));
+        buf[i] = v;
+    });
+}
+
+void observation_record(const State& s, int player, float* buf, std::vector<int32_t>& written) {
+    std::fill(buf, buf + s.game->obs_offset[NUM_OBS_SLICES], 0.0f);
+    written.clear();
+    observation_update(s, player, buf, written);
 }
 
 int64_t max_active_features(const Game& g) {

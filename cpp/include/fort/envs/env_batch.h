@@ -72,6 +72,11 @@ struct EnvOptions {
 //   features        int32   (B, W)  the non-zero entries' indices, increasing, then 0s
 //   feature_values  float32 (B, W)  their values, then 0s
 //   feature_counts  int32   (B,)    how many entries of the row are active (<= W)
+// obs_kept (a promise, not a buffer): every obs row this env wrote in an earlier call into the
+// same buffer address still holds what was written (nothing else wrote into obs since). Then a
+// row written again is cleared only where the last observation was non-zero
+// (views/observation.h observation_update); false (the default): every row written is cleared
+// in full first.
 struct EnvOut {
     float* obs = nullptr;
     bool* mask = nullptr;
@@ -83,6 +88,7 @@ struct EnvOut {
     int32_t* features = nullptr;
     float* feature_values = nullptr;
     int32_t* feature_counts = nullptr;
+    bool obs_kept = false;
 };
 
 class WorkerPool;
@@ -120,6 +126,8 @@ class EnvBatch {
         uint64_t policy_draws = 0;  // built-in decisions so far this game (j of the header)
         bool counted = false;       // this game reached a decision that counts (else: re-deal)
         std::vector<uint8_t> mask;  // the actor's legal actions, as written to EnvOut::mask
+        const float* obs_at = nullptr;     // the obs row written last (nullptr: none yet)
+        std::vector<int32_t> obs_written;  // its non-zero entries (observation_update)
         std::string error;          // what went wrong inside the last call, if anything
     };
 

@@ -38,6 +38,7 @@ struct LegalCache {
     ~LegalCache() = default;
 };
 
+// A new field is copied by ScratchState::copy_of (search.cc) too, which copies field by field.
 struct State {
     std::shared_ptr<const Game> game;  // the facts, shared by every state of the game
     int num_cards = 0;

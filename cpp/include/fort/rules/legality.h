@@ -3,6 +3,8 @@
 // cannot be completed (rulebook p.6-16; docs/rules.md "Exact masks").
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <vector>
 
 #include "fort/game/state.h"
@@ -15,13 +17,32 @@ std::vector<int> raw_legal(State& state);
 // raw_legal into `out` (cleared first; its storage reused).
 void raw_legal_into(State& state, std::vector<int>& out);
 
+// Distinct suits in first-seen order: useful_suits' and fully_counted's lists, without
+// allocating (the search asks for them at every addable card and coin suit). Room for every
+// suit plus the two any-one-suit declarations as ctx holds them, checked or not.
+struct CountedSuits {
+    static constexpr int CAPACITY = NUM_SUITS + 2;
+    int n = 0;
+    std::array<int, CAPACITY> suit{};
+    std::size_t size() const { return static_cast<std::size_t>(n); }
+    bool empty() const { return n == 0; }
+    const int* begin() const { return suit.data(); }
+    const int* end() const { return suit.data() + n; }
+    // appends `s` unless it is listed already
+    void add(int s) {
+        for (int k = 0; k < n; ++k)
+            if (suit[static_cast<std::size_t>(k)] == s) return;
+        if (n < CAPACITY) suit[static_cast<std::size_t>(n++)] = s;
+    }
+};
+
 // legality.useful_suits: suits counted by a used action of the played card (its "x suit" and
 // any-one-suit), in first-seen order.
-std::vector<int> useful_suits(const State& state);
+CountedSuits useful_suits(const State& state);
 
 // legality.fully_counted: suits counted by the action used fully ("x suit", any-one-suit), in
 // first-seen order.
-std::vector<int> fully_counted(const State& state);
+CountedSuits fully_counted(const State& state);
 
 // legality.addable: cards that may be added now (hand, or Lookout cards not yet added) one of
 // whose suits (a coin: declared as some suit) changes the outcome of a used action (p.6-7;

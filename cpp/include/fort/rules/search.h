@@ -89,6 +89,7 @@ class ScratchState {
 
   private:
     State* state_;
+    std::size_t* depth_;  // the pool's (no thread_local lookup when released)
 };
 
 // While one lives, search() on the calling thread neither reads nor fills the memo (nestable).

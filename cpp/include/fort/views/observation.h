@@ -24,6 +24,20 @@ int64_t observation_size(int64_t num_cards);
 // range), before nothing but `out` is touched.
 void observation_tensor(const State& s, int player, float* out);
 
+// observation_tensor for a row written again and again (the batched envs' obs rows): only the
+// entries listed in `written` are cleared, not the whole row (~95% of a row is zeros, and the
+// clear was most of the writer's cost). Precondition: out holds an observation written by
+// observation_record or observation_update, with `written` as that call left it, and nothing
+// written into out since. Writes `player`'s observation of `s` (the same floats as
+// observation_tensor) and lists its non-zero entries' indices in `written` (in the order
+// written). Throws as observation_tensor; `written` then still lists every entry that may be
+// non-zero, so the precondition holds for the next call.
+void observation_update(const State& s, int player, float* out, std::vector<int32_t>& written);
+
+// observation_tensor (the whole row cleared) that also lists the non-zero entries in
+// `written`, for observation_update's next call on the same row.
+void observation_record(const State& s, int player, float* out, std::vector<int32_t>& written);
+
 // observation.max_active_features(layout): the most non-zero entries an observation can have:
 // every fixed-size slice's entries, one per card (a card is in one zone: at most one entry of
 // the card-by-card slices) and the played card. The padded width of active_features.
