@@ -161,7 +161,9 @@ def test_run_state_round_trips_and_moves_with_the_directory(tmp_path: Path) -> N
         0.5,
     )
     state = {"history": [{"timesteps": 256, "train_win_rate": {"random": 0.5}}],
-             "evals": [{"timesteps": 256, "random": 0.5}], "best": 0.5, "last_eval": 256,
+             "evals": [{"timesteps": 256, "random": 0.5, "luck_corrected": {"random": 0.4},
+                        "luck_corrected_ci95": {"random": [0.3, 0.5]}}],
+             "best": 0.5, "last_eval": 256,
              "elapsed_before": 3.5, "timesteps": 512}  # fmt: skip
     selfplay.save_state(out, league, state)
     (out / "checkpoints" / "latest.safetensors").write_bytes(b"")

@@ -193,7 +193,8 @@ def test_cli_registers_on_a_typer_app(tmp_path: Path) -> None:
 
 def test_learning_curve_plots_intervals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The evaluation panel draws each periodic rate with its recorded interval, and takes
-    older entries without one; the metadata keys are not plotted as opponents."""
+    older entries without one; the metadata keys (the luck-corrected rates among them) are not
+    plotted as opponents."""
     from matplotlib.axes import Axes
 
     calls: list[tuple[list[float], list[float], list[list[float]], str]] = []
@@ -215,12 +216,15 @@ def test_learning_curve_plots_intervals(tmp_path: Path, monkeypatch: pytest.Monk
                 "heuristic": 0.5,
                 "games": 40,
                 "ci95": {"heuristic": [0.35, 0.65]},
+                # where a table critic ships, train.evaluation adds the corrected rates
+                "luck_corrected": {"heuristic": 0.45},
+                "luck_corrected_ci95": {"heuristic": [0.4, 0.5]},
             },
         ],
     }
     selfplay.plot_learning_curve(summary, tmp_path / "curve.png")
     assert (tmp_path / "curve.png").stat().st_size > 0
-    [(xs, ys, yerr, label)] = calls  # one series: heuristic (not games, ci95, wall_seconds)
+    [(xs, ys, yerr, label)] = calls  # one series: heuristic (no metadata key)
     assert xs == [100, 200] and ys == [0.25, 0.5]
     np.testing.assert_allclose(yerr, [[0.0, 0.15], [0.0, 0.15]])
     assert label == "vs heuristic (40 games each)"

@@ -25,8 +25,6 @@ from train.run_files import MAX_LEAGUE_ENTRIES, RunFolderError, is_int, is_numbe
 
 __all__ = ["EVAL_META_KEYS", "load_state", "save_checkpoint", "save_state"]
 
-# an evaluation's entries other than win rates by opponent (the luck-corrected ones sit
-# under their own keys: train/evaluation.py)
 EVAL_META_KEYS = (
     "timesteps",
     "wall_seconds",
@@ -35,7 +33,9 @@ EVAL_META_KEYS = (
     "luck_corrected",
     "luck_corrected_ci95",
 )
-"""Keys of an entry of ``eval.json``'s ``evals`` that are not an opponent's win rate."""
+"""Keys of an entry of ``eval.json``'s ``evals`` that are not an opponent's win rate
+(``luck_corrected``: opponent -> rate, ``luck_corrected_ci95``: opponent -> [lo, hi], present
+where a table critic ships, ``train.evaluation``)."""
 
 
 def save_state(out: Path, league: League, state: Mapping[str, Any]) -> None:
@@ -140,12 +140,16 @@ def _check_state(d: Any) -> dict[str, Any]:
         ok = isinstance(e, dict) and is_int(e.get("timesteps"))
         if ok:
             rates = {k: v for k, v in e.items() if k not in EVAL_META_KEYS}
-            ci = e.get("ci95", {})
+            luck = e.get("luck_corrected", {})
+            cis = [e.get("ci95", {}), e.get("luck_corrected_ci95", {})]
             ok = (
                 all(is_number(v) for v in rates.values())
-                and isinstance(ci, dict)
+                and isinstance(luck, dict)
+                and all(is_number(v) for v in luck.values())
+                and all(isinstance(ci, dict) for ci in cis)
                 and all(
                     isinstance(v, list) and len(v) == 2 and all(is_number(x) for x in v)
+                    for ci in cis
                     for v in ci.values()
                 )
                 and all(is_number(e[k]) for k in ("games", "wall_seconds") if k in e)
