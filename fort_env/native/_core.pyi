@@ -274,10 +274,17 @@ class Batch:
         """Deal each listed env a new game (seeds[k] >= 0: re-seed env_ids[k]; -1: its next
         game), play it up to the learner or an external seat, write the envs' rows of `out`
         (as buffers() makes them). The GIL is released meanwhile."""
-    def step(self, env_ids: _IntArray, actions: _IntArray, out: dict[str, NDArray[Any]]) -> None:
+    def step(
+        self,
+        env_ids: _IntArray,
+        actions: _IntArray,
+        out: dict[str, NDArray[Any]],
+        obs_kept: bool = False,
+    ) -> None:
         """Apply actions[k] for the seat to act in env env_ids[k], play on to the learner or an
         external seat (auto-reset at the end of a game), write the envs' rows of `out`. The
-        GIL is released meanwhile."""
+        GIL is released meanwhile. obs_kept=True promises that out['obs'] is the last call's
+        buffer, unwritten since: each row is then cleared only where it was non-zero."""
     def state(self, env: _Int) -> State:
         """A copy of env i's current state. Raises ValueError for a bad env or one not
         reset."""
@@ -326,9 +333,16 @@ class SelfPlay:
     def reset(self, env_ids: _IntArray, seeds: _IntArray, out: dict[str, NDArray[Any]]) -> None:
         """Deal each listed env a new game (seeds[k] >= 0: re-seed; -1: its next game), play
         it to its first LEARNER or EXTERNAL decision, write the envs' rows of `out`."""
-    def step(self, env_ids: _IntArray, actions: _IntArray, out: dict[str, NDArray[Any]]) -> None:
+    def step(
+        self,
+        env_ids: _IntArray,
+        actions: _IntArray,
+        out: dict[str, NDArray[Any]],
+        obs_kept: bool = False,
+    ) -> None:
         """Apply actions[k] (legal) for the seat to act in env env_ids[k], play the built-in
-        seats on to the next LEARNER or EXTERNAL decision, write the envs' rows of `out`."""
+        seats on to the next LEARNER or EXTERNAL decision, write the envs' rows of `out`
+        (obs_kept: as Batch.step's)."""
     def observe(self, env_ids: _IntArray, obs: NDArray[np.float32]) -> None:
         """Write every seat's observation of each listed env's position into obs, float32
         (K, n, D)."""
