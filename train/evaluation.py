@@ -162,7 +162,8 @@ def periodic_evaluation(
         entry["luck_corrected_ci95"] = corrected_ci
     state["evals"].append(entry)
     first = config.eval_opponents[0]
-    key = corrected.get(first, rates[first])
+    # a corrected rate can leave [0, 1] on a few games; the best so far starts at 0
+    key = min(max(corrected.get(first, rates[first]), 0.0), 1.0)
     if config.snapshot_weight > 0 and key >= state["best"]:
         state["best"] = key
         add_snapshot()

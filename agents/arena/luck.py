@@ -387,9 +387,11 @@ def _interval(values: np.ndarray, blocks: np.ndarray) -> tuple[float, float, flo
     """Mean and normal 95% interval of ``values``, with the games of one deal block (one
     rotation of the seats, ``agents.arena.tournament``) as one unit: ``(mean, lo, hi)``."""
     mean = float(values.mean())
+    if len(values) < 2:  # no spread to measure: the widest a win's deviation can be
+        return mean, mean - 1.0, mean + 1.0
+    if len(np.unique(blocks)) < 2:  # one deal block: its games as the units
+        blocks = np.arange(len(values))
     ids = np.unique(blocks)
-    if len(ids) < 2:
-        return mean, float("nan"), float("nan")
     sums = np.array([values[blocks == b].sum() for b in ids])
     counts = np.array([np.count_nonzero(blocks == b) for b in ids])
     # the ratio estimator's variance over independent blocks (blocks may differ in size)
