@@ -271,9 +271,15 @@ def test_the_serve_command_is_registered(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_binding_beyond_loopback_warns(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import uvicorn
+    from agents.arena import serve_protocol
 
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    class NoServer:
+        def run(self, sockets: object = None) -> None:
+            pass
+
+    # no uvicorn server is built: its Config configures logging with handlers on the streams
+    # capsys captures, which pytest closes after the test (every later test then errors)
+    monkeypatch.setattr(serve_protocol, "make_server", lambda app, sockets: NoServer())
     serve.serve("127.0.0.1", 0)  # a free port: serve binds it before anything is printed
     assert "warning" not in capsys.readouterr().out
     serve.serve("0.0.0.0", 0)

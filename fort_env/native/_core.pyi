@@ -279,6 +279,7 @@ class Batch:
         env_ids: _IntArray,
         actions: _IntArray,
         out: dict[str, NDArray[Any]],
+        *,
         obs_kept: bool = False,
     ) -> None:
         """Apply actions[k] for the seat to act in env env_ids[k], play on to the learner or an
@@ -338,6 +339,7 @@ class SelfPlay:
         env_ids: _IntArray,
         actions: _IntArray,
         out: dict[str, NDArray[Any]],
+        *,
         obs_kept: bool = False,
     ) -> None:
         """Apply actions[k] (legal) for the seat to act in env env_ids[k], play the built-in
