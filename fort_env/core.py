@@ -322,8 +322,8 @@ class FortState(StateArrays):
         return bool(self.ctx[C_PROGRAM_FAILED])
 
     def never_strands(self, action: int) -> bool:
-        """Actions that cannot strand a play: skipping, passing a follow, Recycling, Rough
-        Housing (legal whenever locally legal)."""
+        """Actions that cannot strand a play: skipping, passing a follow, Rough Housing, and
+        Recycling at the Play decision (legal whenever locally legal; docs/rules.md R15)."""
         return search.unsearched(self, action, self.game.layout)
 
     @classmethod

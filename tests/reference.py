@@ -48,9 +48,12 @@ def _completable(s: FortState, goal: int, counter: list[int]) -> bool:
     if s.play_serial() > goal or not s.in_searched_stage():
         return True
     layout = s.game.layout
+    at_play = s.decision.kind.name == "PLAY"
     for a in s.local_legal_actions():
-        if a == layout.SKIP_PLAY or layout.RECYCLE <= a < layout.RECYCLE + layout.num_cards:
-            continue  # these do not complete the play under test
+        recycle = layout.RECYCLE <= a < layout.RECYCLE + layout.num_cards
+        if a == layout.SKIP_PLAY or (at_play and recycle):
+            continue  # these do not complete the play under test (Recycling inside the
+            # leader's actions may: a tuck with an empty hand, docs/rules.md R15)
         child = s.clone()
         child.apply_unchecked(a)
         if _completable(child, goal, counter):

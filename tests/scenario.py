@@ -23,12 +23,15 @@ Cards are named by nickname (the first copy not yet placed is used) or by card i
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import fort_env
 from fort_env import FortGame, FortState
 from fort_env.core import default_backend
+from fort_env.game.cards import DATA_DIR
 from fort_env.game.constants import MADE_UP_RULES, PERKS
 
 CardSpec = str | int
@@ -304,6 +307,30 @@ def card_id(state: FortState, name: str, zone: str | None = None, seat: int | No
             continue
         return c.id
     raise AssertionError(f"no {name!r} in zone {zone!r} of seat {seat!r}")
+
+
+# A card set in which Recycling matters between a play's actions (docs/rules.md R15), which no
+# shipped card reaches: Bones recruits by one action and tucks by the other; Captain recruits,
+# then tucks, by one and tucks by the other (``custom_cards`` replacements).
+RECYCLE_CARDS: tuple[tuple[str, str], ...] = (
+    ('public = "gather(pizza) -> pack"\nprivate = "copy_pack"',
+     'public = "recruit"\nprivate = "lookout"'),
+    ('public = "lookout"\nprivate = "advance(+1) -> score x 3"',
+     'public = "recruit -> lookout"\nprivate = "lookout"'),
+)  # fmt: skip
+
+
+def custom_cards(folder: Path, replacements: Iterable[tuple[str, str]]) -> Path:
+    """A copy of the shipped card data under ``folder / "cards"`` with each ``(old, new)``
+    text of ``cards.toml`` replaced once (:func:`replaced`); ``FortGame(n, cards=str(path))``
+    loads it."""
+    data = folder / "cards"
+    shutil.copytree(DATA_DIR, data)
+    text = (data / "cards.toml").read_text()
+    for old, new in replacements:
+        text = replaced(text, old, new)
+    (data / "cards.toml").write_text(text)
+    return data
 
 
 def replaced(text: str, old: str, new: str, count: int = 1) -> str:

@@ -40,6 +40,7 @@ from fort_env.native import backend as cpp_backend
 from fort_env.native.backend import CppFortState
 from fort_env.native.policies import POLICIES
 from fort_env.views.seat import SeatView
+from tests import scenario
 
 pytestmark = pytest.mark.skipif(
     not cpp_backend.available(), reason=f"compiled core: {cpp_backend.why_unavailable()}"
@@ -123,6 +124,24 @@ def check_scores(name: str, n: int, setup: str, games: int, seed: int) -> set[in
 def test_scores_equal_the_python_heuristic(name: str, n: int, setup: str, games: int) -> None:
     kinds = check_scores(name, n, setup, games, seed=n)
     assert len(kinds) >= 10  # plays, modes, adds, resources, packs, follows, recruits, ...
+
+
+@pytest.mark.parametrize("name", list(BOTS))
+def test_a_tuck_only_recycling_could_make_is_passed(name: str) -> None:
+    """docs/rules.md R15: Tiny's private tuck, used partially with an empty hand and a card in
+    the discard pile, offers Recycling or pass; both ports keep the perk (pass), as the bots
+    skipped such a tuck before."""
+    d = scenario.build_dict(2, leader=0, hands={0: ["Tiny"], 1: ["Ant"]},
+                            discard={0: ["Bug"]}, perks={0: ["Recycling"]})  # fmt: skip
+    s = cast(CppFortState, CppFortState.from_dict(game_for(2), d))
+    scenario.act(s, "play Tiny", "use public (fully), then private", "stop adding")
+    legal = s.legal_actions()
+    assert sorted(s.action_to_string(a).split("#")[0] for a in legal) == [
+        "pass", "recycle Bug [shovel]"
+    ]  # fmt: skip
+    same(name, BOTS[name](seed=0), s, legal)
+    best = max(range(len(legal)), key=lambda k: cpp_scores(name, s, legal)[k])
+    assert s.action_to_string(legal[best]) == "pass"
 
 
 @pytest.mark.slow

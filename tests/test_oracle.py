@@ -17,9 +17,11 @@ import numpy as np
 import pytest
 
 from fort_env import FortGame
+from fort_env.core import default_backend
+from tests import scenario
 from tests.oracle.compare import describe, disagreements
 from tests.oracle.play import PlayOracle, TooBig
-from tests.scenario import build
+from tests.scenario import RECYCLE_CARDS, build, custom_cards
 
 ORACLE_DIR = Path(__file__).parent / "oracle"
 FORBIDDEN = ("fort_env.game.rules", "tests.reference", "fort_env.core", "fort_env.core")
@@ -124,6 +126,32 @@ SHAPES = {
         park=["Ant"],
         park_deck=["Skids"],
     ),
+    "Recycling: Doc's tuck, Kitty's trash, at any decision of the actions (R15)": dict(
+        hands={0: ["Doc", "Kitty"]}, discard={0: ["Bug", "Rusty"]}, perks={0: ["Recycling"]}
+    ),
+    "Recycling: Blitz's recruits, the recruited card recycled": dict(
+        hands={0: ["Blitz", "Crash"]},
+        discard={0: ["Bug"]},
+        stuff={0: (0, 3)},
+        perks={0: ["Recycling"]},
+        park=["Ant", "Skids"],
+        park_deck=["Ghost"],
+    ),
+    "Recycling picked at Level 2 by Tink's advance, then used": dict(
+        hands={0: ["Tink", "Penny"]},
+        stuff={0: (3, 3)},
+        level={0: 1},
+        rules={0: "Loner"},
+        discard={0: ["Bug"]},
+        perk_row=["Recycling", "Bribe"],
+    ),
+    "Recycling and Bribe: Giggles' tuck with an empty hand": dict(
+        hands={0: ["Giggles"]},
+        discard={0: ["Bug"]},
+        perks={0: ["Recycling", "Bribe"]},
+        park=["Ant"],
+        park_deck=["Skids"],
+    ),
 }
 
 
@@ -142,6 +170,34 @@ def test_a_disagreement_is_reported() -> None:
     oracle = PlayOracle(s, r7="at add")
     oracle.plays = {p for p in oracle.plays if oracle.L.SKIP_PLAY not in p}
     assert disagreements(s, oracle)
+
+
+def test_recycling_between_a_plays_actions_agrees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R15 on the custom cards of ``scenario.RECYCLE_CARDS`` (no shipped card recruits in one
+    action and tucks in the other): every decision of every play, with the discard pile empty
+    (only a recruited card can be recycled) and holding a card."""
+    game = FortGame(2, cards=str(custom_cards(tmp_path, RECYCLE_CARDS)))
+    monkeypatch.setitem(scenario._GAMES, (2, "basic", default_backend()), game)
+    for hand, discard in (("Bones", []), ("Captain", []), ("Captain", ["Wart"])):
+        s = build(2, leader=0, hands={0: [hand, "Kitty"]}, discard={0: discard}, level={0: 1},
+                  perks={0: ["Recycling"]}, park=["Rusty", "Chef"])  # fmt: skip
+        oracle = PlayOracle(s, r7="at add")
+        found = disagreements(s, oracle)
+        assert not found, describe(s, found)
+        # the example of R15: recruited, recycled, then tucked by the other action
+        assert any(_recruit_recycle_tuck(oracle, p) for p in oracle.plays), hand
+
+
+def _recruit_recycle_tuck(oracle: PlayOracle, play: tuple[int, ...]) -> bool:
+    L = oracle.L
+    names = [L.decode(a)[0] for a in play]
+    return any(
+        names[i : i + 3] == ["RECRUIT_CARD", "RECYCLE", "LOOKOUT_CARD"]
+        and play[i] - L.RECRUIT_CARD == play[i + 1] - L.RECYCLE == play[i + 2] - L.LOOKOUT_CARD
+        for i in range(len(play) - 2)
+    )
 
 
 # ------------------------------------------------------------------ R7 (p.7), decided

@@ -6,8 +6,15 @@ A held perk is ``perks[name] == seat`` in the state dict; -1 is the face-up row,
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from fort_env import FortGame
+from fort_env.core import default_backend
+from fort_env.native import backend as native
+
+from . import scenario
 from .scenario import act, build, can, card_id, legal, names, pass_all, player, zone_of
 
 
@@ -274,9 +281,9 @@ def test_recycling_takes_a_discard_card_to_hand_once():
     assert player(s, 0)["stuff_pizza"] == 1
 
 
-def test_recycling_is_offered_at_the_play_decision_only():
-    # docs/rules.md R15: "anytime on your turn" is offered at the Play decision (before the
-    # first card and before Do-Over's second card); an engine choice, pinned here.
+def test_recycling_is_not_offered_while_the_played_card_is_set_up():
+    # docs/rules.md R15: between the Play decision and the first action nothing enters the
+    # discard pile, so recycling while adding would be recycling at the Play decision
     s = build(2, hands={0: ["Bug"], 1: ["Kitty"]}, discard={0: ["The Moles"]},
               perks={0: ["Recycling"]})  # fmt: skip
     act(s, "play Bug", "use public (fully)")
@@ -289,6 +296,105 @@ def test_recycled_card_can_be_added():
               perks={0: ["Recycling"]})  # fmt: skip
     act(s, "recycle The Moles", "play Bug", "use public (fully)", "add The Moles", "stop adding")
     assert player(s, 0)["stuff_pizza"] == 3
+
+
+# Recycling "Anytime on your turn" (p.16; R15) between a play's actions: custom cards, as no
+# shipped card recruits in one action and tucks in the other (scenario.RECYCLE_CARDS).
+CPP = pytest.param("cpp", marks=pytest.mark.skipif(
+    not native.available(), reason="needs the compiled core"))  # fmt: skip
+
+
+@pytest.fixture(params=["python", CPP])
+def recycle_cards(request: pytest.FixtureRequest, tmp_path: Path,
+                  monkeypatch: pytest.MonkeyPatch) -> str:  # fmt: skip
+    """``build`` plays the custom card set on the backend of the parameter."""
+    data = scenario.custom_cards(tmp_path, scenario.RECYCLE_CARDS)
+    game = FortGame(2, cards=str(data), backend=request.param)
+    monkeypatch.setitem(scenario._GAMES, (2, "basic", default_backend()), game)
+    return str(request.param)
+
+
+def recycler(**kw):
+    """Seat 0 holds Recycling and only the custom Bones, with an empty discard pile."""
+    base = dict(hands={0: ["Bones"], 1: ["Kitty"]}, park=["Rusty", "Chef", "Wart"],
+                perks={0: ["Recycling"]})  # fmt: skip
+    base.update(kw)
+    return build(2, **base)
+
+
+def test_recycling_between_a_plays_actions_recruit_recycle_tuck(recycle_cards):
+    s = recycler()
+    act(s, "play Bones")
+    # the tuck used fully needs a card only the recruit, then Recycling, can bring to hand
+    assert legal(s) == [
+        "use private, then public (fully)", "use public (fully)",
+        "use public (fully), then private", "use public, then private (fully)",
+    ]  # fmt: skip
+    act(s, "use public, then private (fully)")
+    assert kind(s) == "RECRUIT" and not can(s, "recycle")  # nothing in the discard pile yet
+    act(s, "recruit Rusty")
+    assert kind(s) == "LOOKOUT"
+    assert legal(s) == ["recycle Rusty [shovel]"]  # the action used fully: no pass
+    act(s, "recycle Rusty")
+    assert perk_loc(s, "Recycling") == -3
+    assert legal(s) == ["lookout Rusty [shovel]"]  # the same decision, asked again
+    act(s, "lookout Rusty")
+    assert names(s, "lookout", 0) == ["Rusty"]
+    assert names(s, "discard", 0) == [] and names(s, "hand", 0) == []
+    assert kind(s) == "FOLLOW" and s.current_player() == 1
+    assert not can(s, "recycle")  # Kitty's seat: a follower has no Recycling to use anyway
+
+
+def test_recycling_for_a_tuck_in_the_action_used_partially_may_be_declined(recycle_cards):
+    s = recycler()
+    act(s, "play Bones", "use public (fully), then private", "recruit Rusty")
+    assert legal(s) == ["pass", "recycle Rusty [shovel]"]
+    act(s, "pass")  # the tuck is skipped as a step that cannot be done (R3)
+    assert perk_loc(s, "Recycling") == 0 and names(s, "discard", 0) == ["Rusty"]
+    pass_all(s)
+    assert kind(s) == "RECRUIT"  # the Recruit phase: Recycling is offered here too
+    assert can(s, "recycle Rusty")
+
+
+def test_recycling_inside_a_play_is_searched_a_use_that_strands_the_play_is_refused(
+    recycle_cards,
+):
+    # Captain: "recruit -> lookout" used partially, then "lookout" fully, with an empty hand
+    # and Wart in the discard pile. Recycled early, a card must be tucked by the "then"
+    # (p.14), and the tuck used fully has nothing left: so Recycling waits for the last tuck.
+    s = recycler(hands={0: ["Captain"], 1: ["Kitty"]}, discard={0: ["Wart"]}, level={0: 1},
+                 park=["Rusty", "Chef", "Bug"])  # fmt: skip
+    act(s, "play Captain", "use public, then private (fully)")
+    assert kind(s) == "RECRUIT" and not can(s, "recycle")
+    act(s, "recruit Rusty")
+    assert kind(s) == "LOOKOUT"
+    assert legal(s) == ["pass"]  # either recycled card would be tucked here, too early
+    act(s, "pass")
+    assert legal(s) == ["recycle Rusty [shovel]", "recycle Wart [shovel]"]
+    act(s, "recycle Wart", "lookout Wart")
+    assert names(s, "lookout", 0) == ["Wart"] and names(s, "discard", 0) == ["Rusty"]
+
+
+def test_do_over_with_an_empty_hand_when_recycling_can_bring_a_card(recycle_cards):
+    s = recycler(perks={0: ["Recycling", "Do-Over"]})
+    act(s, "play Bones", "use public (fully)", "recruit Rusty")
+    pass_all(s)
+    assert kind(s) == "DO_OVER"  # the hand is empty, but Rusty can be recycled (R14)
+    assert legal(s) == ["pass", "recycle Rusty [shovel]", "use Do-Over"]
+    act(s, "use Do-Over")
+    assert legal(s) == ["recycle Rusty [shovel]", "skip the Play phase"]
+    act(s, "recycle Rusty", "play Rusty")
+    assert kind(s) == "MODE"
+
+
+def test_a_follower_cannot_recycle_it_is_not_their_turn():
+    # Doc's public tuck: Chef is the follower's only card, so after following with it their
+    # hand is empty; their Recycling (discard: Bug) is not usable on the leader's turn
+    s = build(2, hands={0: ["Doc", "Patch"], 1: ["Chef"]}, discard={1: ["Bug"]},
+              perks={1: ["Recycling"]})  # fmt: skip
+    act(s, "play Doc", "use public (fully)", "lookout Patch")
+    assert kind(s) == "FOLLOW"
+    assert legal(s) == ["pass"]
 
 
 # ================================================================ Rough Housing

@@ -428,6 +428,8 @@ class HeuristicAgent(BaseAgent):
             scores[a] = (-values[c] if c in hand else 2.0) + (0.5 if double else 0.0)
         for a, _ in acts.get("LOOKOUT_PARK_DECK", []):
             scores[a] = 1.0
+        for a, _ in acts.get("PASS", []):
+            scores[a] = 0.0  # a tuck only Recycling could make: keep the perk (R15)
         return scores
 
     def _trash(self, view: SeatView, acts: Acts) -> dict[int, float]:

@@ -30,7 +30,7 @@ class DecisionKind(IntEnum):
     RESOURCE = 7
     # which resource to pack (and from where, with Sticky Fingers) [p.12]
     PACK = 8
-    # which card to tuck into the Lookout [p.12]
+    # which card to tuck into the Lookout, or pass if only Recycling gives one [p.12; R15]
     LOOKOUT = 9
     # which card to trash [p.12]
     TRASH = 10

@@ -32,6 +32,12 @@ What it covers (the rulebook's words, p.7 and pp.12-14; decisions of ``docs/rule
   convert (one direction per action; README fact 2); multipliers counted when the action
   starts (R5).
 
+- Recycling (p.16, "Anytime on your turn, you may trash this card to take a card from your
+  discard pile and add it to your hand"; docs/rules.md R15) at every decision inside the
+  leader's actions: before any of a step's choices, its stop or go on, or a reward's pick; a
+  tuck can be done when a card can be recycled to tuck, and in the action used partially the
+  player may pass instead (the step cannot be done without the perk).
+
 Not covered: DIY and Recycling at the PLAY decision (their actions are left out of the
 comparison), following, Do-Over, Rough Housing, the Recruit phase, and the draft.
 
@@ -76,10 +82,11 @@ from fort_env.game.constants import MADE_UP_RULES, PERKS, SUITS
 COIN = SUITS.index("coin")
 PIZZA, TOYS = 0, 1
 STUFF_CAP = 4  # of each resource (p.5)
-BRIBE, STICKY, XXL = (
+BRIBE, STICKY, XXL, RECYCLING = (
     PERKS.index("Bribe"),
     PERKS.index("Sticky Fingers"),
     PERKS.index("XXL Backpack"),
+    PERKS.index("Recycling"),
 )
 # mode -> (first side, second side or None, side used fully); 0 public, 1 private (p.7)
 MODES = ((0, None, 0), (1, None, 1), (0, 1, 0), (0, 1, 1), (1, 0, 1), (1, 0, 0))
@@ -419,19 +426,49 @@ class PlayOracle:
             return
         begun = any(m in t.progress["begun"] for m in ctx["thens"])
         if ctx["stoppable"] and not begun and t.progress["did"]:
-            # "you can use the other action partially or fully" (p.7, R3): stop here or go on
+            # "you can use the other action partially or fully" (p.7, R3): stop here or go on,
+            # Recycling first or not
+            for r, s1 in self._recycles(t, seq):
+                u = r.copy()
+                u.progress = {**r.progress, "stopped": True}
+                yield u, (*s1, self.L.STOP_ACTION), False
+                yield from self._do_step(r, (*s1, self.L.CONTINUE_ACTION), verb, arg, ctx, tag)
+            return
+        yield from self._do_step(t, seq, verb, arg, ctx, tag)
+
+    def _do_step(self, t: Table, seq, verb, arg, ctx, tag) -> Iterator[tuple[Table, tuple, bool]]:
+        """The step's choices (a step that can be done), Recycling before any one of them."""
+        for actions, change in self._step(t, verb, arg, ctx):
+            if change is None:  # a tuck only Recycling could make, declined (R15)
+                yield t, (*seq, *actions), False
+                continue
+            ways = [(actions, change)]
+            if verb != LOOKOUT_V:  # a tuck's own options recycle (_step)
+                for k in self._recyclable(t):
+                    # before the step's i-th choice; the card moves first (a trash may take it)
+                    ways += [((*actions[:i], self.L.RECYCLE + k, *actions[i:]),
+                              _both(_recycle(t.leader, k), change))
+                             for i in range(len(actions))]  # fmt: skip
+            for acts, how in ways:
+                u = t.copy()
+                how(u)
+                u.progress = {"did": True, "stopped": False,
+                              "begun": t.progress["begun"] | set(ctx["thens"])}  # fmt: skip
+                for path, i in tag:
+                    u.done_tags.add((ctx["side"], path, i))
+                yield from self._after_step(u, (*seq, *acts), verb)
+
+    def _recyclable(self, t: Table) -> list[int]:
+        """The cards the leader may recycle now (p.16): its discard pile, if it holds the perk."""
+        return t.cards("discard", t.leader) if RECYCLING in t.perks[t.leader] else []
+
+    def _recycles(self, t: Table, seq: tuple[int, ...]) -> Iterator[tuple[Table, tuple]]:
+        """Before a decision: Recycling not used, or used on each card it may take."""
+        yield t, seq
+        for k in self._recyclable(t):
             u = t.copy()
-            u.progress = {**t.progress, "stopped": True}
-            yield u, (*seq, self.L.STOP_ACTION), False
-            seq = (*seq, self.L.CONTINUE_ACTION)
-        for actions, change in options:
-            u = t.copy()
-            change(u)
-            u.progress = {"did": True, "stopped": False,
-                          "begun": t.progress["begun"] | set(ctx["thens"])}  # fmt: skip
-            for path, i in tag:
-                u.done_tags.add((ctx["side"], path, i))
-            yield from self._after_step(u, (*seq, *actions), verb)
+            _recycle(t.leader, k)(u)
+            yield u, (*seq, self.L.RECYCLE + k)
 
     def _after_step(self, t: Table, seq, verb) -> Iterator[tuple[Table, tuple, bool]]:
         """Fort Level rewards after an advance (p.10, R24), then the step is done."""
@@ -440,17 +477,19 @@ class PlayOracle:
             return
         lv = t.level[t.leader]
         if lv == 1 and t.rule_stack and not t.has_rule[t.leader]:
-            for r in t.rule_stack:
-                u = t.copy()
-                u.rule_stack.remove(r)
-                u.has_rule[t.leader] = True
-                yield u, (*seq, self.L.PICK_RULE + r), True
+            for r0, s0 in self._recycles(t, seq):
+                for r in r0.rule_stack:
+                    u = r0.copy()
+                    u.rule_stack.remove(r)
+                    u.has_rule[t.leader] = True
+                    yield u, (*s0, self.L.PICK_RULE + r), True
         elif lv == 2 and t.perk_row:
-            for k in t.perk_row:
-                u = t.copy()
-                u.perk_row.remove(k)
-                u.perks[t.leader].add(k)
-                yield u, (*seq, self.L.PICK_PERK + k), True
+            for r0, s0 in self._recycles(t, seq):
+                for k in r0.perk_row:
+                    u = r0.copy()
+                    u.perk_row.remove(k)
+                    u.perks[t.leader].add(k)
+                    yield u, (*s0, self.L.PICK_PERK + k), True
         else:
             if lv == 5 and t.sculpture < 0:
                 t.sculpture = t.leader
@@ -495,12 +534,25 @@ class PlayOracle:
             if len(t.cards("lookout", p)) >= t.lookout_cap(p):
                 return
             sources = t.cards("hand", p)
+            deck = BRIBE in t.perks[p] and bool(t.park_deck)
             if BRIBE in t.perks[p]:  # Park, any Yard (own included), top of the Park deck
                 sources = sources + sorted(t.park.values()) + t.cards("yard")
-                if t.park_deck:
+                if deck:
                     yield (L.LOOKOUT_PARK_DECK,), _tuck(p, t.park_deck[0])
             for k in sorted(set(sources)):
                 yield (L.LOOKOUT_CARD + k,), _tuck(p, k)
+            # Recycling first (p.16, R15): the recycled card may be tucked, or another
+            for j in self._recyclable(t):
+                rec = (L.RECYCLE + j,)
+                if deck:
+                    yield (
+                        (*rec, L.LOOKOUT_PARK_DECK),
+                        _both(_recycle(p, j), _tuck(p, t.park_deck[0])),
+                    )
+                for k in sorted({*sources, j}):
+                    yield (*rec, L.LOOKOUT_CARD + k), _both(_recycle(p, j), _tuck(p, k))
+            if not sources and not deck and self._recyclable(t) and not ctx["full"]:
+                yield (L.PASS,), None  # the perk is not used: no card, the step is skipped
         elif verb == TRASH_V:  # hand or discard pile, not played or added cards (p.12)
             for k in t.cards("hand", p) + t.cards("discard", p):
                 yield (L.TRASH_CARD + k,), _move(k, "trash", -1)
@@ -716,6 +768,16 @@ def _take(t: Table, k: int) -> None:
 
 def _recruit(p: int, k: int):
     return _move(k, "discard", p)
+
+
+def _recycle(p: int, k: int):
+    """Recycling: the discard pile's card ``k`` to hand, the perk trashed (p.16)."""
+
+    def change(t: Table) -> None:
+        t.where[k] = ["hand", p]
+        t.perks[p].discard(RECYCLING)
+
+    return change
 
 
 def _tuck(p: int, k: int):

@@ -270,7 +270,7 @@ inline constexpr int64_t TAG_YARDS = 256;
 inline constexpr int64_t ALL_TAGS = 511;
 inline constexpr int64_t VERB_DECISION[NUM_VERBS] = {-1, 8, 9, 10, -1, 11, 12, -1, 13, 14, -1, 15, 16};
 inline constexpr int64_t VERB_ONE_STEP[NUM_VERBS] = {0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 0};
-inline constexpr int64_t VERB_READS[NUM_VERBS] = {1, 15, 476, 48, 0, 384, 7, 0, 3, 256, 3, 1, 3};
+inline constexpr int64_t VERB_READS[NUM_VERBS] = {1, 15, 508, 48, 0, 384, 7, 0, 3, 256, 3, 1, 3};
 inline constexpr int64_t VERB_CHANGES[NUM_VERBS] = {1, 3, 464, 48, 0, 416, 15, 0, 3, 256, 1, 1, 3};
 inline constexpr int64_t COUNT_READS[NUM_MULTS] = {0, 0, 4, 2, 64, 0};
 

@@ -455,6 +455,8 @@ void score_actions(const Heuristic& self, const View& v, const std::vector<int>&
                     out[k] = (v.in_hand(c) ? -values(c) : 2.0) + (dbl ? 0.5 : 0.0);
                 } else if (r == R_LOOKOUT_PARK_DECK) {
                     out[k] = 1.0;
+                } else if (r == R_PASS) {
+                    out[k] = 0.0;  // a tuck only Recycling could make: keep the perk (R15)
                 }
             }
             return;

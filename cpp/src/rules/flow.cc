@@ -221,7 +221,9 @@ void after_follow(State& state) {
     if (played >= 0 && (state.ctx[C_ROUGH_HOUSING] >= 0 || state.ctx[C_TRASH_THIS]))
         state.zone[played] = Z_TRASH;
     if (state.ctx[C_PLAYS] == 1 && played >= 0  // Do-Over follows a played card, not DIY
-        && has_perk(state, leader, PERK_DO_OVER) && count_in(state, Z_HAND, leader) > 0) {
+        && has_perk(state, leader, PERK_DO_OVER)
+        // a card to play: in hand, or one Recycling can bring there first (R14, R15)
+        && (count_in(state, Z_HAND, leader) > 0 || can_recycle(state, leader))) {
         state.ctx[C_STAGE] = ST_DO_OVER;
         set_decision(state, K_DO_OVER, leader);
         return;

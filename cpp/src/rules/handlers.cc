@@ -171,7 +171,8 @@ void on_use_diy(State& state, int p, int i, int kind) {
     run_program(state);
 }
 
-// handlers.on_recycle (Recycling, p.16)
+// handlers.on_recycle (Recycling, p.16; R15): the card goes to hand and the pending decision,
+// whichever it is, is asked again
 void on_recycle(State& state, int p, int c, int kind) {
     (void)p, (void)kind;
     state.perk_loc[PERK_RECYCLING] = USED;
@@ -400,7 +401,12 @@ void on_pass(State& state, int p, int i, int kind) {
         end_turn(state);
     else if (kind == K_ROUGH_HOUSING)
         after_follow(state);  // the perk is kept
-    else
+    else if (kind == K_LOOKOUT) {
+        // a tuck only Recycling could make, in the action used partially: skipped as a step
+        // that cannot be done (R3, R15)
+        state.ctx[C_PC] += 1;
+        run_program(state);
+    } else
         throw std::logic_error("pass at decision " + std::to_string(kind));
 }
 

@@ -55,7 +55,12 @@ void raw_legal_into(State& state, std::vector<int>& out) {
     out.clear();
     const int64_t kind = state.ctx[C_DECISION];
     if (kind < 0 || kind >= NUM_DECISION_KINDS || LEGAL[kind] == nullptr) return;
-    LEGAL[kind](state, static_cast<int>(state.ctx[C_ACTOR]), out);
+    const int p = static_cast<int>(state.ctx[C_ACTOR]);
+    LEGAL[kind](state, p, out);
+    // legality.recycle_rows: Recycling at every decision of the leader's own turn in
+    // base.RECYCLE_STAGES (p.16; R15); the decision is asked again with the card in hand
+    if (recycle_stage(state.ctx[C_STAGE]) && can_recycle(state, p))
+        push_cards_in(state, Z_DISCARD, p, off(*state.game, R_RECYCLE), out);
 }
 
 // The rows functions of the decision kinds (verb_table.DECISIONS' rows column; legality._<rows>
@@ -74,7 +79,7 @@ void legal_play(State& state, int p, std::vector<int>& out) {  // p.7; DIY and R
         const auto c = cost(state, p, 1);
         if (payable(state, p, c.toys, c.pizza, c.either)) out.push_back(off(g, R_USE_DIY));
     }
-    if (has_perk(state, p, PERK_RECYCLING)) push_cards_in(state, Z_DISCARD, p, off(g, R_RECYCLE), out);
+    // Recycling: raw_legal_into
 }
 
 // DECLARE_COIN (p.6), ANY_SUIT (p.13): every suit
@@ -135,8 +140,12 @@ void legal_pack(State& state, int p, std::vector<int>& out) {  // p.12; Sticky F
 
 void legal_lookout(State& state, int p, std::vector<int>& out) {  // p.12; Bribe p.16
     const Game& g = *state.game;
+    const std::size_t before = out.size();
     for (int c : lookout_sources(state, p))
         out.push_back(c < 0 ? off(g, R_LOOKOUT_PARK_DECK) : off(g, R_LOOKOUT_CARD) + c);
+    // no card: the step was reached because Recycling can bring one (raw_legal_into adds
+    // it); in the action used partially the leader may pass instead (R3, R15)
+    if (out.size() == before && !state.ctx[C_PROGRAM_FULL]) out.push_back(off(g, R_PASS));
 }
 
 void legal_trash(State& state, int p, std::vector<int>& out) {  // p.12

@@ -489,12 +489,14 @@ bool constraint_met(const State& state) {
            MODE_PLAN[state.ctx[C_MODE]][2] == MODE_PLAN[state.ctx[C_MODE]][0];
 }
 
-// search.unsearched
+// search.unsearched (Recycling only at the Play decision: inside the leader's actions it
+// uses up the perk, which a later tuck may need, R15)
 bool unsearched(const State& state, int a) {
     const Game& g = *state.game;
+    const int64_t kind = state.ctx[C_DECISION];
     return a == start(g, R_SKIP_PLAY) || a == start(g, R_ROUGH_HOUSE) ||
-           (a == start(g, R_PASS) && state.ctx[C_DECISION] == K_FOLLOW) ||
-           in_range(g, a, R_RECYCLE);
+           (a == start(g, R_PASS) && kind == K_FOLLOW) ||
+           (kind == K_PLAY && in_range(g, a, R_RECYCLE));
 }
 
 // search.equivalence_key (docs/rules.md R32 "Equivalent choices are tried once")
@@ -511,6 +513,10 @@ EqKey equivalence_key(const State& state, int a) {
             return {3, range, state.zone[i], g.search_tables.suit_list_id(i)};
         case R_PICK_RULE:
             return {4, 0, 0, 0};  // which made-up rule cannot change what can be done now
+        case R_RECYCLE:
+            // inside the leader's actions (the only searched decisions that offer it) a hand
+            // card matters to the rest of the play only by being there (R15)
+            return {8, 0, 0, 0};
         default:
             break;
     }
@@ -639,8 +645,9 @@ bool search_children(State& state, int64_t goal) {
             if (runs_straight_through(state, a)) return true;
     }
     std::vector<int>& firsts = frame->firsts;
+    const bool at_play = state.ctx[C_DECISION] == K_PLAY;
     for (int a : raw) {
-        if (a == start(g, R_SKIP_PLAY) || in_range(g, a, R_RECYCLE))
+        if (a == start(g, R_SKIP_PLAY) || (at_play && in_range(g, a, R_RECYCLE)))
             continue;  // not a way to complete the play under test
         const EqKey key = equivalence_key(state, a);
         if (std::find(seen.begin(), seen.end(), key) == seen.end()) {

@@ -81,7 +81,9 @@ int atom_status(const State& state, int p, int verb, int arg) {
         }
         case V_LOOKOUT:
             if (count_in(state, Z_LOOKOUT, p) >= lookout_capacity(state, p)) return STATUS_NONE;
-            return any_lookout_source(state, p) ? STATUS_FULL : STATUS_NONE;
+            // Recycling, usable at this step's decision, can bring a card to hand (R15)
+            return any_lookout_source(state, p) || can_recycle(state, p) ? STATUS_FULL
+                                                                         : STATUS_NONE;
         case V_TRASH:
             return any_trash_source(state, p) ? STATUS_FULL : STATUS_NONE;
         case V_RECRUIT:

@@ -20,7 +20,15 @@ from typing import Protocol
 import numpy as np
 
 from fort_env.game.cards import REPEAT, Effect, multipliers
-from fort_env.game.constants import PARK, PARK_DECK, XXL, XXL_BACKPACK_BONUS, YARD
+from fort_env.game.constants import (
+    DISCARD,
+    PARK,
+    PARK_DECK,
+    RECYCLING,
+    XXL,
+    XXL_BACKPACK_BONUS,
+    YARD,
+)
 from fort_env.game.decisions import DecisionKind
 from fort_env.game.fields import C_ACTOR, C_DECISION, C_LEADER, C_SEED, C_SHUFFLES, P_FORT_LEVEL
 from fort_env.game.rng import EventRng
@@ -29,13 +37,16 @@ from fort_env.game.stages import (
     ST_ADD,
     ST_ADD_COIN,
     ST_ANY_SUIT,
+    ST_BIRTHDAY,
     ST_DECLARE,
+    ST_DO_OVER,
     ST_FOLLOW,
     ST_FOLLOW_RUN,
     ST_FOLLOW_SECOND,
     ST_MODE,
     ST_PLAY,
     ST_PROBE,
+    ST_RECRUIT,
 )
 from fort_env.game.state_arrays import StateArrays
 
@@ -57,6 +68,13 @@ SEARCHED_STAGES = frozenset(
         ST_PROBE,
     )
 )
+# Stages at whose decisions the leader may use Recycling ("Anytime on your turn", p.16;
+# docs/rules.md R15): the Play decision, every decision inside the leader's actions (ST_PROBE:
+# the search's witness runs of them), Do-Over, the Recruit phase and Birthday Party. Not the
+# decisions that set up the played card (coin, mode, "any one suit", adding): nothing moves a
+# card into the discard pile between the Play decision and the first action, so recycling there
+# is recycling at the Play decision. Not a follower's decisions: it is not the follower's turn.
+RECYCLE_STAGES = frozenset((ST_PLAY, ST_ACTION, ST_PROBE, ST_DO_OVER, ST_RECRUIT, ST_BIRTHDAY))
 # ctx.both_full inside the legality probes (0 outside them): 1, both actions must be used
 # fully; BOTH_FULL_TAIL + k (k >= 0), the fully used one fully and the other must carry out
 # some step of its repetition k (0-based), the first an added card brings (legality R7)
@@ -95,6 +113,17 @@ def has_perk(state: StateArrays, p: int, perk: int) -> bool:
 
 def is_leader(state: StateArrays, p: int) -> bool:
     return bool(state.ctx[C_LEADER] == p)
+
+
+def can_recycle(state: StateArrays, p: int) -> bool:
+    """Whether ``p`` could use Recycling now (p.16: "Anytime on your turn, you may trash this
+    card to take a card from your discard pile and add it to your hand"): it holds the perk,
+    it is its turn, and its discard pile has a card (docs/rules.md R15)."""
+    return bool(
+        state.perk_loc[RECYCLING] == p
+        and state.ctx[C_LEADER] == p
+        and ((state.zone == DISCARD) & (state.owner == p)).any()
+    )
 
 
 def set_decision(state: StateArrays, kind: int, player: int) -> None:

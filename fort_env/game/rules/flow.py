@@ -247,7 +247,8 @@ def after_follow(state: StateArrays) -> None:
         state.ctx[C_PLAYS] == 1
         and played >= 0  # Do-Over follows a played card, not DIY (docs/rules.md)
         and base.has_perk(state, leader, DO_OVER)
-        and state.count_in(HAND, leader) > 0
+        # a card to play: in hand, or one Recycling can bring there first (R14, R15)
+        and (state.count_in(HAND, leader) > 0 or base.can_recycle(state, leader))
     ):
         state.ctx[C_STAGE] = ST_DO_OVER
         base.set_decision(state, K.DO_OVER, leader)

@@ -115,6 +115,8 @@ def on_use_diy(state: StateArrays, p: int, i: int, kind: int) -> None:
 
 
 def on_recycle(state: StateArrays, p: int, c: int, kind: int) -> None:
+    """Recycling (p.16; R15): the card goes to hand and the pending decision, whichever it is,
+    is asked again."""
     state.perk_loc[RECYCLING] = USED
     state.zone[c] = HAND
 
@@ -292,6 +294,11 @@ def on_pass(state: StateArrays, p: int, i: int, kind: int) -> None:
         flow.end_turn(state)
     elif kind == K.ROUGH_HOUSING:
         flow.after_follow(state)  # the perk is kept
+    elif kind == K.LOOKOUT:
+        # a tuck only Recycling could make, in the action used partially: skipped as a step
+        # that cannot be done (R3, R15)
+        state.ctx[C_PC] += 1
+        program.run_program(state)
     else:
         raise AssertionError(kind)
 

@@ -22,7 +22,6 @@ from fort_env.game.constants import (
     PARK,
     PARK_DECK,
     PIZZA,
-    RECYCLING,
     STICKY_FINGERS,
     STUFF_CAPACITY,
     TOYS,
@@ -40,6 +39,8 @@ from fort_env.game.fields import (
     C_PC,
     C_PLAYED_CARD,
     C_PLAYS,
+    C_PROGRAM_FULL,
+    C_STAGE,
     P_FORT_LEVEL,
     P_PACK_PIZZA,
     P_STUFF_PIZZA,
@@ -47,15 +48,31 @@ from fort_env.game.fields import (
     PROG_VERB,
 )
 from fort_env.game.rules import base, flow, verbs
-from fort_env.game.rules.base import NONE, K
+from fort_env.game.rules.base import NONE, RECYCLE_STAGES, K
 from fort_env.game.state_arrays import StateArrays
 
 
 def raw_legal(state: StateArrays) -> list[int]:
     """Actions allowed by the local rules of the pending decision, before the search
-    that removes those after which the play cannot be completed (``LEGAL``)."""
+    that removes those after which the play cannot be completed (``LEGAL``), then Recycling
+    where the leader may use it (``recycle_rows``)."""
     rows = LEGAL.get(int(state.ctx[C_DECISION]))
-    return [] if rows is None else rows(state, int(state.ctx[C_ACTOR]))
+    if rows is None:
+        return []
+    p = int(state.ctx[C_ACTOR])
+    out = rows(state, p)
+    if state.ctx[C_STAGE] in RECYCLE_STAGES and base.can_recycle(state, p):
+        out += recycle_rows(state, p)
+    return out
+
+
+def recycle_rows(state: StateArrays, p: int) -> list[int]:
+    """Recycling (p.16: "Anytime on your turn, you may trash this card to take a card from
+    your discard pile and add it to your hand"): each card of ``p``'s discard pile, offered at
+    every decision of the leader's own turn in ``base.RECYCLE_STAGES`` (docs/rules.md R15).
+    The decision stays pending: it is asked again with the card in hand."""
+    L = state.game.layout
+    return [L.RECYCLE + int(c) for c in state.cards_in(DISCARD, p)]
 
 
 def _play(state: StateArrays, p: int) -> list[int]:
@@ -70,9 +87,7 @@ def _play(state: StateArrays, p: int) -> list[int]:
         t, z, e = verbs.cost(state, p, 1)
         if verbs.payable(state, p, t, z, e):
             out.append(L.USE_DIY)
-    if base.has_perk(state, p, RECYCLING):
-        out += [L.RECYCLE + int(c) for c in state.cards_in(DISCARD, p)]
-    return out
+    return out  # Recycling: raw_legal
 
 
 def _suit(state: StateArrays, p: int) -> list[int]:
@@ -121,11 +136,18 @@ def _pack(state: StateArrays, p: int) -> list[int]:
 
 
 def _lookout(state: StateArrays, p: int) -> list[int]:
+    """LOOKOUT: the cards that may be tucked (``verbs.lookout_sources``). With none, the step
+    was reached because Recycling can bring one to hand (``raw_legal`` adds it): in the action
+    used partially the leader may instead pass, and the step is skipped as one that cannot be
+    done (R3, R15); in the action used fully it must be done."""
     L = state.game.layout
-    return [
+    out = [
         L.LOOKOUT_PARK_DECK if c < 0 else L.LOOKOUT_CARD + c
         for c in verbs.lookout_sources(state, p)
     ]
+    if not out and not state.ctx[C_PROGRAM_FULL]:
+        out.append(L.PASS)
+    return out
 
 
 def _trash(state: StateArrays, p: int) -> list[int]:

@@ -199,11 +199,15 @@ def constraint_met(state: StateArrays) -> bool:
 
 
 def unsearched(state: StateArrays, a: int, L: A.ActionLayout) -> bool:
-    """Actions that can never strand a play: skipping, passing, Recycling, Rough Housing."""
+    """Actions that can never strand a play: skipping, passing a follow, Rough Housing, and
+    Recycling at the Play decision (the Play decision comes back, and skipping is always
+    allowed). Recycling inside the leader's actions uses up the perk, which a completion of
+    the play may need later (a tuck with an empty hand, R15): it is searched there."""
+    kind = state.ctx[C_DECISION]
     return (
         a in (L.SKIP_PLAY, L.ROUGH_HOUSE)
-        or (a == L.PASS and state.ctx[C_DECISION] == K.FOLLOW)
-        or L.RECYCLE <= a < L.RECYCLE + L.num_cards
+        or (a == L.PASS and kind == K.FOLLOW)
+        or (kind == K.PLAY and L.RECYCLE <= a < L.RECYCLE + L.num_cards)
     )
 
 
@@ -221,6 +225,11 @@ def equivalence_key(state: StateArrays, a: int) -> object:
         return (name, int(state.zone[i]), state.game.suit_lists[i])
     if name == "PICK_RULE":
         return name  # which made-up rule cannot change what can be done now
+    if name == "RECYCLE":
+        # inside the leader's actions (the only searched decisions that offer it) a hand card
+        # matters to the rest of the play only by being there: cards are added before the
+        # actions, and a tuck or a trash takes any card (R15)
+        return name
     if name == "MODE" and A.MODE_PLAN[i][2] == A.MODE_PLAN[i][0]:
         # "X fully, then Y" can be completed exactly when "X only" can: Y, used as far as
         # it goes, never fails, and every card added for X is still allowed.
@@ -364,8 +373,9 @@ def search_children(state: StateArrays, goal: int) -> bool:
             if witness.runs_straight_through(state, a):
                 return True
     firsts = []  # one action per equivalence class
+    at_play = state.ctx[C_DECISION] == K.PLAY
     for a in raw:
-        if a == L.SKIP_PLAY or (L.RECYCLE <= a < L.RECYCLE + L.num_cards):
+        if a == L.SKIP_PLAY or (at_play and L.RECYCLE <= a < L.RECYCLE + L.num_cards):
             continue  # not a way to complete the play under test
         key = equivalence_key(state, a)
         if key not in seen:

@@ -147,7 +147,8 @@ def atom_status(state: StateArrays, p: int, verb: int, arg: int) -> int:
     if verb == LOOKOUT_V:
         if state.count_in(LOOKOUT, p) >= base.lookout_capacity(state, p):
             return NONE
-        return FULL if len(lookout_sources(state, p)) else NONE
+        # Recycling, usable at this step's decision, can bring a card to hand (R15)
+        return FULL if len(lookout_sources(state, p)) or base.can_recycle(state, p) else NONE
     if verb == TRASH_V:
         return FULL if len(trash_sources(state, p)) else NONE
     if verb == RECRUIT:

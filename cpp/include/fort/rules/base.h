@@ -51,6 +51,23 @@ inline bool has_perk(const State& state, int p, int64_t perk) {
 // base.is_leader
 inline bool is_leader(const State& state, int p) { return state.ctx[C_LEADER] == p; }
 
+// base.can_recycle: p holds Recycling, it is p's turn, and p's discard pile has a card
+// (p.16 "Anytime on your turn"; docs/rules.md R15)
+inline bool can_recycle(const State& state, int p) {
+    if (state.perk_loc[PERK_RECYCLING] != p || state.ctx[C_LEADER] != p) return false;
+    for (int c = 0; c < state.num_cards; ++c)
+        if (state.zone[c] == Z_DISCARD && state.owner[c] == p) return true;
+    return false;
+}
+
+// base.RECYCLE_STAGES: the stages at whose decisions the leader may use Recycling: the Play
+// decision, the leader's actions (ST_PROBE: the search's witness runs of them), Do-Over, the
+// Recruit phase and Birthday Party (docs/rules.md R15)
+inline bool recycle_stage(int64_t stage) {
+    return stage == ST_PLAY || stage == ST_ACTION || stage == ST_PROBE || stage == ST_DO_OVER ||
+           stage == ST_RECRUIT || stage == ST_BIRTHDAY;
+}
+
 // base.set_decision
 inline void set_decision(State& state, int64_t kind, int64_t player) {
     state.ctx[C_DECISION] = kind;

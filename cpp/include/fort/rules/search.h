@@ -57,7 +57,7 @@ bool searched_stage(int64_t stage);
 // search.constraint_met: the leader resolves the second action after the fully used one ended.
 bool constraint_met(const State& state);
 
-// search.unsearched: skipping, passing a follow, Recycling, Rough Housing.
+// search.unsearched: skipping, passing a follow, Rough Housing, Recycling at the Play decision.
 bool unsearched(const State& state, int a);
 
 // search.equivalence_key: actions with equal keys cannot differ in whether the play can be
