@@ -31,6 +31,7 @@ from agents.cli_checks import (
     CARDS_HELP,
     MAX_SEED,
     check_agents,
+    check_critic,
     check_game,
     check_out_dir,
     check_save_file,
@@ -39,7 +40,6 @@ from agents.cli_checks import (
 )
 from agents.cli_ladder import register_ladder
 from fort_env.game.constants import SEED_LIMIT
-from fort_env.game.errors import ConfigError
 from fort_env.tools.cli_errors import bad_option, fail, failures
 
 __all__ = ["analyze", "analyze_balance", "play", "register", "tournament"]
@@ -260,12 +260,7 @@ def register(app: Any) -> None:
             bad_option("--save-games", "give --save DIR as well")
         if save is not None:
             check_out_dir(save, "--save")
-        from agents.arena.luck import choose_critic
-
-        try:
-            chosen = choose_critic(critic, raw, luck_corrected, num_players, setup, cards)
-        except ConfigError as exc:
-            bad_option("--critic" if critic else "--luck-corrected", str(exc))
+        chosen = check_critic(critic, raw, luck_corrected, num_players, setup, cards)
         with failures():
             if seed is None:
                 import secrets
@@ -274,7 +269,7 @@ def register(app: Any) -> None:
                 typer.echo(f"tournament seed {seed} (fresh; --seed {seed} replays it)", err=True)
             tournament(agents, num_players, games, seed, workers, json_output, setup, cards=cards,
                        ray_address=ray_address, save=save, save_games=save_games,
-                       built=built, critic=None if chosen is None else str(chosen),
+                       built=built, critic=chosen,
                        luck_samples=luck_samples)  # fmt: skip
 
     @app.command("play")

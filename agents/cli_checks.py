@@ -119,3 +119,19 @@ def parse_band(text: str) -> tuple[float, float]:
     if not 0 < low < 1 < high:
         bad_option("--band", f"{text!r}: need 0 < LOW < 1 < HIGH")
     return low, high
+
+
+def check_critic(
+    critic: str | None, raw: bool, required: bool, num_players: int, setup: str,
+    cards: str | None = None,
+) -> str | None:  # fmt: skip
+    """The critic a comparing command uses (``agents.arena.luck.choose_critic``), or one error
+    line naming ``--critic`` or ``--luck-corrected`` (exit 2)."""
+    from agents.arena.luck import choose_critic
+    from fort_env.game.errors import ConfigError
+
+    try:
+        chosen = choose_critic(critic, raw, required, num_players, setup, cards)
+    except ConfigError as exc:
+        bad_option("--critic" if critic else "--luck-corrected", str(exc))
+    return None if chosen is None else str(chosen)

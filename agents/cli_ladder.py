@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from agents.arena.bot_guard import DEFAULT_DECISION_TIMEOUT_S
-from agents.cli_checks import MAX_SEED, check_agents, check_game, split_specs
+from agents.cli_checks import MAX_SEED, check_agents, check_critic, check_game, split_specs
 from fort_env.tools.cli_errors import bad_option, failures
 
 __all__ = ["register_ladder"]
@@ -212,13 +212,7 @@ def register_ladder(app: Any) -> None:
             bad_option("--bots", f"{len(entrants)} bots for {num_players}-player tables: need more")
         check_game(num_players, setup, None)
         check_agents([b.spec for b in entrants], "--bots" if bots is not None else "--add")
-        from agents.arena.luck import choose_critic
-        from fort_env.game.errors import ConfigError
-
-        try:
-            chosen = choose_critic(critic, raw, luck_corrected, num_players, setup)
-        except ConfigError as exc:
-            bad_option("--critic" if critic else "--luck-corrected", str(exc))
+        chosen = check_critic(critic, raw, luck_corrected, num_players, setup)
         del no_doc  # the default now
         doc_path = Path(doc) if doc else Path("docs/agents.md") if write_docs else None
         plot_path = (
